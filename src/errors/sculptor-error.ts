@@ -1,0 +1,187 @@
+/**
+ * The one error type of Sculptor. Every failure a caller, a designer or an
+ * operator can see carries a stable `code` from the table below; tests assert
+ * codes, never message text. The prefix names the phase the error comes from.
+ *
+ * `message` is written for whoever acts on it (for invocation errors: the LLM),
+ * so it must never contain secrets, stack traces, backend bodies or internal
+ * host names. `cause` keeps the original error for logs, never for the wire.
+ */
+
+export interface CodeInfo {
+  /** HTTP status a face answers with. */
+  status: number;
+  /** Whether trying the same call again later may succeed. */
+  retryable: boolean;
+  /** Short, human title (RFC 9457 `title`). */
+  title: string;
+}
+
+export const CODES = {
+  // --- load: reading sculpt, backend and OpenAPI files -----------------------
+  'load.io': { status: 500, retryable: false, title: 'File cannot be read' },
+  'load.yaml': { status: 500, retryable: false, title: 'YAML syntax error' },
+  'load.schema': { status: 500, retryable: false, title: 'Sculpt file does not match its schema' },
+  'load.env': { status: 500, retryable: false, title: 'Environment variable reference is invalid' },
+  'load.literal_secret': { status: 500, retryable: false, title: 'Secret written literally in a file' },
+  'load.openapi': { status: 500, retryable: false, title: 'OpenAPI document cannot be loaded' },
+  'load.unknown_backend': { status: 500, retryable: false, title: 'Unknown backend' },
+
+  // --- compile: turning loaded sculpts into runnable tools ------------------
+  'compile.unknown_operation': { status: 500, retryable: false, title: 'Unknown OpenAPI operation' },
+  'compile.ambiguous_operation': { status: 500, retryable: false, title: 'Ambiguous OpenAPI operation' },
+  'compile.unsupported_operation': { status: 500, retryable: false, title: 'Unsupported OpenAPI operation' },
+  'compile.jsonata': { status: 500, retryable: false, title: 'JSONata expression does not compile' },
+  'compile.missing_param': {
+    status: 500,
+    retryable: false,
+    title: 'Required backend parameter never supplied',
+  },
+  'compile.unknown_param': {
+    status: 500,
+    retryable: false,
+    title: 'Parameter not declared by the operation',
+  },
+  'compile.forbidden_param': { status: 500, retryable: false, title: 'Parameter may not be set by a sculpt' },
+  'compile.input_type': { status: 500, retryable: false, title: 'Input type outside A2T' },
+  'compile.output_type': { status: 500, retryable: false, title: 'Output type outside A2T' },
+  'compile.a2t_limit': { status: 500, retryable: false, title: 'A2T limit exceeded' },
+  'compile.duplicate_tool': { status: 500, retryable: false, title: 'Duplicate tool version' },
+  'compile.version_gap': { status: 500, retryable: false, title: 'Tool versions are not consecutive' },
+  'compile.version_break': { status: 500, retryable: false, title: 'New version breaks A2T §5.4' },
+  'compile.step_reference': { status: 500, retryable: false, title: 'Step reference is invalid' },
+  'compile.step_cycle': { status: 500, retryable: false, title: 'Steps depend on each other in a cycle' },
+  'compile.cache': { status: 500, retryable: false, title: 'Step cannot be cached' },
+  'compile.forbidden_function': { status: 500, retryable: false, title: 'Function not allowed in sculpts' },
+
+  // --- request: what a caller sent, before any tool runs --------------------
+  'request.not_found': { status: 404, retryable: false, title: 'Not found' },
+  'request.method_not_allowed': { status: 405, retryable: false, title: 'Method not allowed' },
+  'request.unsupported_media_type': { status: 415, retryable: false, title: 'Unsupported media type' },
+  'request.too_large': { status: 413, retryable: false, title: 'Request body too large' },
+  'request.malformed': { status: 400, retryable: false, title: 'Malformed request' },
+  'request.bad_paging': { status: 400, retryable: false, title: 'Invalid paging parameters' },
+
+  // --- tool: catalog look-ups ------------------------------------------------
+  'tool.not_found': { status: 404, retryable: false, title: 'Unknown tool' },
+  'tool.version_not_found': { status: 404, retryable: false, title: 'Unknown tool version' },
+
+  // --- input: validating an invocation against the signature ----------------
+  'input.invalid': { status: 400, retryable: false, title: 'Invalid invocation' },
+
+  // --- tool outcome the sculpt declares (e.g. "no such city") --------------
+  'tool.error': { status: 422, retryable: false, title: 'The tool could not do what was asked' },
+
+  // --- upstream: the backend call ------------------------------------------
+  'upstream.error': { status: 502, retryable: false, title: 'Backend answered with an error' },
+  'upstream.unavailable': { status: 503, retryable: true, title: 'Backend unavailable' },
+  'upstream.timeout': { status: 504, retryable: true, title: 'Backend did not answer in time' },
+  'upstream.redirect': { status: 502, retryable: false, title: 'Backend redirected' },
+  'upstream.too_large': { status: 502, retryable: false, title: 'Backend answer too large' },
+  'upstream.invalid_response': { status: 502, retryable: false, title: 'Backend answer invalid' },
+  'upstream.rate_limited': { status: 503, retryable: true, title: 'Backend rate limit reached' },
+  'upstream.forbidden_address': { status: 502, retryable: false, title: 'Backend address not allowed' },
+  'upstream.credentials_missing': {
+    status: 503,
+    retryable: false,
+    title: 'Backend credentials not configured',
+  },
+
+  // --- projection: JSONata at run time and output checks ---------------------
+  'projection.failed': { status: 502, retryable: false, title: 'Result could not be projected' },
+  'projection.invalid_output': {
+    status: 502,
+    retryable: false,
+    title: 'Tool output does not match its signature',
+  },
+  'projection.too_large': { status: 502, retryable: false, title: 'Tool output too large' },
+
+  // --- the gateway itself ---------------------------------------------------
+  'gateway.overloaded': { status: 503, retryable: true, title: 'Gateway overloaded' },
+  'gateway.draining': { status: 503, retryable: true, title: 'Gateway shutting down' },
+  internal: { status: 500, retryable: true, title: 'Internal error' },
+} as const satisfies Record<string, CodeInfo>;
+
+export type ErrorCode = keyof typeof CODES;
+
+/** Where in a file an error was found (1-based line and column). */
+export interface SourcePosition {
+  file: string;
+  line: number;
+  column: number;
+}
+
+/** One reason an invocation's input was refused, for `input.invalid`. */
+export interface InputProblem {
+  parameter: string;
+  reason: string;
+}
+
+export interface SculptorErrorOptions {
+  cause?: unknown;
+  at?: SourcePosition;
+  problems?: InputProblem[];
+  /** Seconds after which a retry may succeed (sets `Retry-After`). */
+  retryAfter?: number;
+}
+
+export class SculptorError extends Error {
+  override readonly name = 'SculptorError';
+  readonly code: ErrorCode;
+  readonly at: SourcePosition | undefined;
+  readonly problems: InputProblem[] | undefined;
+  readonly retryAfter: number | undefined;
+
+  constructor(code: ErrorCode, message: string, options: SculptorErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.at = options.at;
+    this.problems = options.problems;
+    this.retryAfter = options.retryAfter;
+  }
+
+  get status(): number {
+    return CODES[this.code].status;
+  }
+
+  get retryable(): boolean {
+    return CODES[this.code].retryable;
+  }
+
+  /** `file:line:col code message`, the form every designer-facing report uses. */
+  format(): string {
+    const where = this.at ? `${this.at.file}:${this.at.line}:${this.at.column} ` : '';
+    return `${where}${this.code} ${this.message}`;
+  }
+
+  /** The wire form: only what is safe for any caller to see. */
+  toJSON(): Record<string, unknown> {
+    return {
+      code: this.code,
+      message: this.message,
+      retryable: this.retryable,
+      ...(this.problems ? { problems: this.problems } : {}),
+    };
+  }
+}
+
+export function isSculptorError(value: unknown): value is SculptorError {
+  return value instanceof SculptorError;
+}
+
+/** Wraps anything thrown into a SculptorError, keeping the original as `cause`. */
+export function toSculptorError(value: unknown): SculptorError {
+  if (value instanceof SculptorError) return value;
+  return new SculptorError('internal', 'An internal error occurred.', { cause: value });
+}
+
+/** Thrown when loading or compiling finds one or more errors; carries them all. */
+export class SculptLoadError extends Error {
+  override readonly name = 'SculptLoadError';
+  readonly errors: SculptorError[];
+
+  constructor(errors: SculptorError[]) {
+    super(`${errors.length} error(s) in sculpts:\n${errors.map((e) => `  ${e.format()}`).join('\n')}`);
+    this.errors = errors;
+  }
+}

@@ -20,7 +20,7 @@ export interface RequestTarget {
  */
 export function splitTarget(target: string): RequestTarget {
   let rest = target;
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(rest)) {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(rest) && URL.canParse(rest)) {
     const url = new URL(rest);
     rest = url.pathname + url.search;
   }

@@ -104,6 +104,16 @@ describe('loadRecordings: the shared vcrpy cassettes', () => {
     expect(await loadRecordings([file, file, `${CASSETTES}/nws`])).toHaveLength(5);
   });
 
+  it('follows symlinks without looping', async () => {
+    const dir = join(scratch, 'linked');
+    await mkdir(dir, { recursive: true });
+    await symlink(`${CASSETTES}/nws/point_nyc.yaml`, join(dir, 'point.yaml'));
+    await symlink(dir, join(dir, 'loop'));
+    await symlink(join(scratch, 'gone'), join(dir, 'dangling.yaml'));
+    const exchanges = await loadRecordings([dir]);
+    expect(exchanges.map((exchange) => exchange.source)).toEqual([`${dir}/point.yaml#0`]);
+  });
+
   it('ignores files that are not recordings', async () => {
     // Plain JSON bodies, a README-like file, and YAML without `interactions:`.
     expect(await loadRecordings([BODIES])).toEqual([]);

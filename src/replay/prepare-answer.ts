@@ -34,6 +34,11 @@ const NO_CONTENT = new Set([204, 304]);
 
 export function prepareAnswer(exchange: RecordedExchange, warn: (line: string) => void): PreparedAnswer {
   const { response } = exchange;
+  // Loaders only produce 200–599; exchanges built in code are checked here, at
+  // start, because Node throws from inside the request handler otherwise.
+  if (!Number.isInteger(response.status) || response.status < 200 || response.status > 599) {
+    throw new Error(`${exchange.source}: status ${response.status} cannot be replayed (200–599 only)`);
+  }
   const body = NO_CONTENT.has(response.status) ? Buffer.alloc(0) : bodyBytes(response);
   const headers: PreparedAnswer['headers'] = [];
   // Fields named in Connection are hop-by-hop too.

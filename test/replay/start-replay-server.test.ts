@@ -199,8 +199,14 @@ describe('startReplayServer: modes', () => {
     expect(server.requests.at(-1)?.matched).toBe(`${CASSETTES}/nws/forecast_nyc.yaml#1`);
   });
 
-  it('refuses an unknown mode', async () => {
+  it('refuses an unknown mode, and a status it cannot answer with', async () => {
     await expect(startReplayServer([], { mode: 'loop' as 'once' })).rejects.toThrow(/mode/);
+    const informational: RecordedExchange = {
+      source: 'memory#0',
+      request: { method: 'GET', url: 'https://backend.test/ws', headers: {} },
+      response: { status: 101, headers: {}, body: '' },
+    };
+    await expect(startReplayServer([informational])).rejects.toThrow(/memory#0: status 101/);
   });
 });
 

@@ -1,0 +1,86 @@
+import type { CompiledTool } from '../compile/compile-tool.ts';
+import type { ToolSignature } from '../compile/tool-signature.ts';
+
+/** A2T's ToolSignature as served: the version's signature plus the tool's current version. */
+export type ServedSignature = ToolSignature & { currentVersion: number };
+
+export interface CatalogTool {
+  toolId: string;
+  name: string;
+  /** Every version, most recent first (A2T §6.3). */
+  versions: CompiledTool[];
+  current: CompiledTool;
+}
+
+export interface ToolFilter {
+  /** Tools carrying every one of these tags. */
+  tags?: string[];
+  /** Tools whose current version is this one. */
+  version?: number;
+}
+
+/**
+ * The immutable set of compiled tools a gateway serves. A reload builds a new
+ * Catalog and swaps it whole, so a request always sees one consistent set.
+ */
+export class Catalog {
+  readonly #byId: Map<string, CatalogTool>;
+  /** Sorted by name: the order of every listing, and the key of paging cursors. */
+  readonly #sorted: CatalogTool[];
+
+  constructor(tools: CompiledTool[]) {
+    const groups = Map.groupBy(tools, (t) => t.signature.toolId);
+    this.#sorted = [...groups.values()]
+      .map((versions) => {
+        versions.sort((a, b) => b.signature.version - a.signature.version);
+        const current = versions[0]!;
+        return { toolId: current.signature.toolId, name: current.signature.name, versions, current };
+      })
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    this.#byId = new Map(this.#sorted.map((t) => [t.toolId, t]));
+  }
+
+  get size(): number {
+    return this.#sorted.length;
+  }
+
+  tool(toolId: string): CatalogTool | undefined {
+    return this.#byId.get(toolId);
+  }
+
+  version(toolId: string, version: number): CompiledTool | undefined {
+    return this.#byId.get(toolId)?.versions.find((v) => v.signature.version === version);
+  }
+
+  /** Tools matching the filter, by name; `after` continues a listing after that name. */
+  list(filter: ToolFilter = {}, after?: string, limit = Number.POSITIVE_INFINITY): CatalogTool[] {
+    const matches: CatalogTool[] = [];
+    let start = 0;
+    if (after !== undefined) {
+      // Binary search: paging through 10,000 tools stays O(log n) per page.
+      let lo = 0;
+      let hi = this.#sorted.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (this.#sorted[mid]!.name <= after) lo = mid + 1;
+        else hi = mid;
+      }
+      start = lo;
+    }
+    for (let i = start; i < this.#sorted.length && matches.length < limit; i++) {
+      const t = this.#sorted[i]!;
+      if (matchesFilter(t, filter)) matches.push(t);
+    }
+    return matches;
+  }
+
+  signature(tool: CompiledTool): ServedSignature {
+    const entry = this.#byId.get(tool.signature.toolId);
+    return { ...tool.signature, currentVersion: entry?.current.signature.version ?? tool.signature.version };
+  }
+}
+
+function matchesFilter(tool: CatalogTool, filter: ToolFilter): boolean {
+  if (filter.version !== undefined && tool.current.signature.version !== filter.version) return false;
+  return (filter.tags ?? []).every((tag) => tool.current.signature.tags.includes(tag));
+}

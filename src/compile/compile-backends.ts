@@ -1,0 +1,36 @@
+import { SculptorError } from '../errors/sculptor-error.ts';
+import { loadOpenApi, type OpenApiDocument } from '../openapi/load-openapi.ts';
+import type { BackendSpec } from '../sculpt/load-backends.ts';
+
+/** A backend with its OpenAPI document loaded and indexed. */
+export interface CompiledBackend extends BackendSpec {
+  document: OpenApiDocument;
+}
+
+/**
+ * Loads the OpenAPI document of every backend in one backends file. Each
+ * document is read once, however many backends or folders name it.
+ */
+export async function compileBackends(
+  specs: BackendSpec[],
+  documents: Map<string, Promise<OpenApiDocument>>,
+): Promise<{ backends: Map<string, CompiledBackend>; broken: Set<string>; errors: SculptorError[] }> {
+  const backends = new Map<string, CompiledBackend>();
+  const broken = new Set<string>();
+  const errors: SculptorError[] = [];
+  for (const spec of specs) {
+    let pending = documents.get(spec.openapiFile);
+    if (!pending) {
+      pending = loadOpenApi(spec.openapiFile);
+      documents.set(spec.openapiFile, pending);
+    }
+    try {
+      backends.set(spec.name, { ...spec, document: await pending });
+    } catch (err) {
+      const message = err instanceof SculptorError ? err.message : String(err);
+      errors.push(new SculptorError('load.openapi', message, { at: spec.openapiAt, cause: err }));
+      broken.add(spec.name);
+    }
+  }
+  return { backends, broken, errors };
+}

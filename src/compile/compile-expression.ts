@@ -1,0 +1,116 @@
+import jsonata from 'jsonata';
+import { SculptorError, type SourcePosition } from '../errors/sculptor-error.ts';
+
+/**
+ * Guardrails on every evaluation (RELIABILITY G2): a runaway expression
+ * otherwise starves the event loop, and no timer can stop it (finding M1).
+ */
+export const JSONATA_LIMITS = { timeout: 250, stack: 200, sequence: 10_000 } as const;
+
+/** Functions a sculpt may not call: `$eval` turns data into code (G7). */
+const FORBIDDEN_FUNCTIONS = new Set(['eval']);
+
+/** A JSONata AST node; the published types miss some node kinds (`path`, `bind`). */
+export interface AstNode {
+  type: string;
+  value?: unknown;
+  position?: number;
+  [field: string]: unknown;
+}
+
+export interface CompiledExpression {
+  source: string;
+  ast: AstNode;
+  /** Step ids read through `$steps.<id>`; `'*'` when `$steps` is used as a whole. */
+  stepRefs: Set<string>;
+  evaluate(input: unknown, bindings: Record<string, unknown>): Promise<unknown>;
+}
+
+/**
+ * Compiles once at load; `at` maps an offset in the expression to the file.
+ * Throws a SculptorError('compile.jsonata' | 'compile.forbidden_function').
+ */
+export function compileExpression(
+  source: string,
+  at: (offset: number) => SourcePosition,
+): CompiledExpression {
+  let expression: jsonata.Expression;
+  try {
+    expression = jsonata(source, { ...JSONATA_LIMITS });
+  } catch (err) {
+    const e = err as { code?: string; message?: string; position?: number };
+    throw new SculptorError('compile.jsonata', `JSONata ${e.code ?? 'error'}: ${e.message ?? String(err)}`, {
+      at: at(Math.max(0, (e.position ?? 1) - 1)),
+      cause: err,
+    });
+  }
+  const ast = expression.ast() as unknown as AstNode;
+  walkAst(ast, (node) => {
+    if (node.type === 'function' && isVariable(node.procedure, (name) => FORBIDDEN_FUNCTIONS.has(name))) {
+      const name = (node.procedure as AstNode).value as string;
+      throw new SculptorError('compile.forbidden_function', `$${name} is not allowed in sculpts.`, {
+        at: at(Math.max(0, (node.position ?? 1) - name.length - 2)),
+      });
+    }
+  });
+  return {
+    source,
+    ast,
+    stepRefs: stepReferences(ast),
+    evaluate: (input, bindings) => expression.evaluate(input, bindings),
+  };
+}
+
+/** Visits every node of a JSONata AST (its shape varies by node type, so walk every field). */
+export function walkAst(node: unknown, visit: (node: AstNode) => void): void {
+  if (Array.isArray(node)) {
+    for (const child of node) walkAst(child, visit);
+    return;
+  }
+  if (node === null || typeof node !== 'object') return;
+  if (typeof (node as AstNode).type === 'string') visit(node as AstNode);
+  for (const [key, value] of Object.entries(node)) {
+    if (key !== 'position' && value !== null && typeof value === 'object') walkAst(value, visit);
+  }
+}
+
+function isVariable(node: unknown, test: (name: string) => boolean): boolean {
+  const n = node as AstNode | undefined;
+  return n?.type === 'variable' && typeof n.value === 'string' && test(n.value);
+}
+
+function stepReferences(ast: AstNode): Set<string> {
+  const refs = new Set<string>();
+  const pathHeads = new WeakSet<object>();
+  walkAst(ast, (node) => {
+    if (node.type !== 'path' || !Array.isArray(node.steps)) return;
+    const [head, next] = node.steps as AstNode[];
+    if (!isVariable(head, (n) => n === 'steps')) return;
+    pathHeads.add(head as object);
+    if (next?.type === 'name' && typeof next.value === 'string') refs.add(next.value);
+    else refs.add('*');
+  });
+  walkAst(ast, (node) => {
+    if (isVariable(node, (n) => n === 'steps') && !pathHeads.has(node)) refs.add('*');
+  });
+  return refs;
+}
+
+/**
+ * The keys of an expression that is (or ends in) an object constructor with
+ * literal keys — enough to check backend parameters at load. `undefined` when
+ * the keys are only known at run time.
+ */
+export function literalObjectKeys(ast: AstNode): Set<string> | undefined {
+  let node: AstNode | undefined = ast;
+  while (node?.type === 'block' && Array.isArray(node.expressions)) {
+    node = node.expressions[node.expressions.length - 1] as AstNode | undefined;
+  }
+  if (node?.type !== 'unary' || node.value !== '{' || !Array.isArray(node.lhs)) return undefined;
+  const keys = new Set<string>();
+  for (const pair of node.lhs as unknown as Array<[AstNode, AstNode]>) {
+    if (pair[0]?.type !== 'string') return undefined;
+    keys.add(String(pair[0].value));
+  }
+  return keys;
+}

@@ -1,0 +1,62 @@
+import { SculptLoadError, SculptorError } from '../errors/sculptor-error.ts';
+import type { OpenApiDocument } from '../openapi/load-openapi.ts';
+import { loadSculpts } from '../sculpt/load-sculpts.ts';
+import { checkVersions } from './check-versions.ts';
+import { type CompiledBackend, compileBackends } from './compile-backends.ts';
+import { type CompiledTool, compileTool } from './compile-tool.ts';
+
+/**
+ * load → compile, for a whole folder: every sculpt compiled once, every
+ * error from every file collected. Throws SculptLoadError listing them all.
+ */
+export async function compileSculpts(
+  root: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<CompiledTool[]> {
+  const loaded = await loadSculpts(root, env);
+  const errors: SculptorError[] = [...loaded.errors];
+
+  const documents = new Map<string, Promise<OpenApiDocument>>();
+  const backendsByFile = new Map<string, { backends: Map<string, CompiledBackend>; broken: Set<string> }>();
+  for (const [file, specs] of loaded.backendFiles) {
+    const compiled = await compileBackends(specs, documents);
+    errors.push(...compiled.errors);
+    backendsByFile.set(file, compiled);
+  }
+
+  const tools: CompiledTool[] = [];
+  for (const sculpt of loaded.sculpts) {
+    const known = (sculpt.backendsFile && backendsByFile.get(sculpt.backendsFile)) || undefined;
+    const { tool, errors: toolErrors } = compileTool(sculpt, known?.backends ?? new Map(), known?.broken);
+    errors.push(...toolErrors);
+    if (tool) tools.push(tool);
+  }
+
+  errors.push(...checkTools(tools));
+  if (errors.length > 0) throw new SculptLoadError(errors);
+  return tools;
+}
+
+/** Checks across tools: unique versions, A2T §5.4 between consecutive versions. */
+function checkTools(tools: CompiledTool[]): SculptorError[] {
+  const errors: SculptorError[] = [];
+  const byName = Map.groupBy(tools, (t) => t.signature.name);
+  for (const versions of byName.values()) {
+    const seen = new Map<number, CompiledTool>();
+    for (const tool of versions) {
+      const first = seen.get(tool.signature.version);
+      if (first) {
+        errors.push(
+          new SculptorError(
+            'compile.duplicate_tool',
+            `${tool.signature.name} version ${tool.signature.version} is also defined in ${first.file}.`,
+            { at: tool.versionAt },
+          ),
+        );
+      }
+      seen.set(tool.signature.version, tool);
+    }
+    errors.push(...checkVersions([...seen.values()]));
+  }
+  return errors;
+}

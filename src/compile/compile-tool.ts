@@ -1,0 +1,327 @@
+import { SculptorError, type SourcePosition } from '../errors/sculptor-error.ts';
+import { findOperation } from '../openapi/find-operation.ts';
+import type { Operation } from '../openapi/load-openapi.ts';
+import type { SculptDocument, SculptSpec, StepDeclaration } from '../sculpt/parse-sculpt.ts';
+import type { YamlPath } from '../sculpt/yaml-source.ts';
+import type { CompiledBackend } from './compile-backends.ts';
+import { type CompiledExpression, compileExpression, literalObjectKeys } from './compile-expression.ts';
+import { parseDuration } from './parse-duration.ts';
+import { buildSignature, type ToolSignature } from './tool-signature.ts';
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+export const TIMEOUT_RANGE_MS = [1_000, 29_000] as const;
+export const CACHE_TTL_RANGE_MS = [1_000, 30 * 86_400_000] as const;
+
+/** Headers a sculpt may never set through an operation parameter (RELIABILITY H7). */
+const FORBIDDEN_HEADERS =
+  /^(authorization|cookie|host|proxy-.*|x-forwarded-.*|forwarded|connection|content-length|transfer-encoding|te|upgrade)$/i;
+
+export interface CompiledStep {
+  id: string;
+  backend: CompiledBackend;
+  operation: Operation;
+  /** How the sculpt named the operation, for telemetry and errors. */
+  operationRef: string;
+  params?: CompiledExpression;
+  body?: CompiledExpression;
+  when?: CompiledExpression;
+  result?: CompiledExpression;
+  cache?: { ttlMs: number; scope: 'shared' | 'caller' };
+  /** Backend outcomes the sculpt maps to tool errors: '404', '4xx', 'empty' → message template. */
+  on: ReadonlyMap<string, string>;
+  /** Earlier steps whose results this step reads. */
+  dependsOn: string[];
+}
+
+export interface CompiledTool {
+  file: string;
+  /** Where the file states its version (for errors across versions). */
+  versionAt: SourcePosition;
+  signature: ToolSignature;
+  /** Values used for optional inputs the caller leaves out. */
+  defaults: Readonly<Record<string, string | number | boolean>>;
+  /** Outputs that may be left out of the answer. */
+  optionalOutputs: ReadonlySet<string>;
+  steps: CompiledStep[];
+  output: CompiledExpression;
+  timeoutMs: number;
+}
+
+/** Compiles one sculpt; returns the tool, or every error found in it. */
+export function compileTool(
+  sculpt: SculptSpec,
+  backends: ReadonlyMap<string, CompiledBackend>,
+  /** Backends whose document failed to load: already reported, so not reported again per step. */
+  broken: ReadonlySet<string> = new Set(),
+): { tool?: CompiledTool; errors: SculptorError[] } {
+  const { doc, source } = sculpt;
+  const errors: SculptorError[] = [];
+  const fail = (code: ConstructorParameters<typeof SculptorError>[0], message: string, at: SourcePosition) =>
+    errors.push(new SculptorError(code, message, { at }));
+  const expression = (path: YamlPath, text: string | undefined): CompiledExpression | undefined => {
+    if (text === undefined) return undefined;
+    try {
+      return compileExpression(text, (offset) => source.inScalar(path, offset));
+    } catch (err) {
+      errors.push(err as SculptorError);
+      return undefined;
+    }
+  };
+
+  checkInputs(doc, (message, path) => fail('compile.input_type', message, source.at(path)));
+  checkOutputs(doc, (message, path) => fail('compile.output_type', message, source.at(path)));
+
+  let timeoutMs = DEFAULT_TIMEOUT_MS;
+  if (doc.timeout !== undefined) {
+    timeoutMs = parseDuration(doc.timeout);
+    if (timeoutMs < TIMEOUT_RANGE_MS[0] || timeoutMs > TIMEOUT_RANGE_MS[1]) {
+      fail('compile.a2t_limit', 'timeout must be between 1s and 29s.', source.at(['timeout']));
+    }
+  }
+
+  const steps: CompiledStep[] = [];
+  const seenIds: string[] = [];
+  doc.steps.forEach((decl, i) => {
+    const at = (...p: Array<string | number>) => source.at(['steps', i, ...p]);
+    if (seenIds.includes(decl.id))
+      fail('compile.step_reference', `Step id '${decl.id}' is used twice.`, at('id'));
+    const exprs = {
+      params: expression(['steps', i, 'params'], decl.params),
+      body: expression(['steps', i, 'body'], decl.body),
+      when: expression(['steps', i, 'when'], decl.when),
+      result: expression(['steps', i, 'result'], decl.result),
+    };
+    const dependsOn = new Set<string>();
+    for (const [field, compiled] of Object.entries(exprs)) {
+      for (const ref of compiled?.stepRefs ?? []) {
+        const problem = stepRefProblem(ref, decl.id, seenIds);
+        if (problem) fail(problem.code, problem.message, at(field));
+        else if (ref === '*') for (const id of seenIds) dependsOn.add(id);
+        else dependsOn.add(ref);
+      }
+    }
+    seenIds.push(decl.id);
+
+    const resolved = resolveCall(decl, backends, broken);
+    if (resolved === undefined) return;
+    if ('error' in resolved) {
+      errors.push(
+        new SculptorError(resolved.error.code, resolved.error.message, {
+          at: at('call'),
+          cause: resolved.error,
+        }),
+      );
+      return;
+    }
+    const { backend, operation } = resolved;
+    // A params expression that did not compile is reported already; its keys are unknown.
+    if (decl.params === undefined || exprs.params !== undefined) {
+      checkParams(operation, exprs.params, decl, (code, message) =>
+        fail(code, message, at(decl.params ? 'params' : 'call')),
+      );
+    }
+    if (operation.requestBody?.required && !decl.body) {
+      fail('compile.missing_param', `${decl.call} requires a request body: add 'body'.`, at('call'));
+    }
+
+    let cache: CompiledStep['cache'];
+    if (decl.cache) {
+      const ttlMs = parseDuration(decl.cache.ttl);
+      const safe = operation.method === 'GET' || operation.method === 'HEAD' || decl.idempotent === true;
+      if (!safe) {
+        fail(
+          'compile.cache',
+          `Only GET/HEAD operations, or ones declared idempotent, can be cached.`,
+          at('cache'),
+        );
+      } else if (ttlMs < CACHE_TTL_RANGE_MS[0] || ttlMs > CACHE_TTL_RANGE_MS[1]) {
+        fail('compile.cache', 'cache.ttl must be between 1s and 30d.', at('cache', 'ttl'));
+      }
+      cache = { ttlMs, scope: decl.cache.scope ?? 'caller' };
+    }
+
+    steps.push({
+      id: decl.id,
+      backend,
+      operation,
+      operationRef: decl.call.slice(decl.call.search(/[# ]/) + 1),
+      ...definedOnly(exprs),
+      ...(cache ? { cache } : {}),
+      on: new Map(Object.entries(decl.on ?? {}).map(([key, outcome]) => [key, outcome.error])),
+      dependsOn: [...dependsOn],
+    });
+  });
+
+  const output = expression(['output'], doc.output);
+  for (const ref of output?.stepRefs ?? []) {
+    if (ref !== '*' && !seenIds.includes(ref)) {
+      fail(
+        'compile.step_reference',
+        `output reads $steps.${ref}, but there is no step '${ref}'.`,
+        source.at(['output']),
+      );
+    }
+  }
+
+  if (errors.length > 0 || !output) return { errors };
+  return {
+    tool: {
+      file: sculpt.file,
+      versionAt: source.at(['version']),
+      signature: buildSignature(doc),
+      defaults: Object.fromEntries(
+        Object.entries(doc.inputs ?? {})
+          .filter(([, d]) => d.default !== undefined)
+          .map(([name, d]) => [name, d.default!]),
+      ),
+      optionalOutputs: new Set(
+        Object.entries(doc.outputs)
+          .filter(([, d]) => d.required === false)
+          .map(([name]) => name),
+      ),
+      steps,
+      output,
+      timeoutMs,
+    },
+    errors,
+  };
+}
+
+function definedOnly<T extends Record<string, unknown>>(record: T): Partial<T> {
+  return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+function stepRefProblem(
+  ref: string,
+  self: string,
+  earlier: string[],
+): { code: 'compile.step_reference' | 'compile.step_cycle'; message: string } | undefined {
+  if (ref === '*' || earlier.includes(ref)) return undefined;
+  if (ref === self) return { code: 'compile.step_cycle', message: `Step '${self}' reads its own result.` };
+  return {
+    code: 'compile.step_reference',
+    message: `Step '${self}' reads $steps.${ref}, but '${ref}' is not an earlier step.`,
+  };
+}
+
+function resolveCall(
+  decl: StepDeclaration,
+  backends: ReadonlyMap<string, CompiledBackend>,
+  broken: ReadonlySet<string>,
+): { backend: CompiledBackend; operation: Operation } | { error: SculptorError } | undefined {
+  const split = decl.call.search(/[# ]/);
+  const name = decl.call.slice(0, split);
+  const ref = decl.call.slice(split + 1).trim();
+  if (broken.has(name)) return undefined;
+  const backend = backends.get(name);
+  if (!backend) {
+    const known = [...backends.keys()].join(', ') || 'none';
+    return { error: new SculptorError('load.unknown_backend', `No backend '${name}' (declared: ${known}).`) };
+  }
+  try {
+    return { backend, operation: findOperation(backend.document, ref) };
+  } catch (err) {
+    if (err instanceof SculptorError) return { error: err };
+    throw err;
+  }
+}
+
+type ParamProblem = (
+  code: 'compile.unknown_param' | 'compile.missing_param' | 'compile.forbidden_param',
+  message: string,
+) => void;
+
+/** What can be known at load about the parameters a step sends. */
+function checkParams(
+  operation: Operation,
+  params: CompiledExpression | undefined,
+  decl: StepDeclaration,
+  problem: ParamProblem,
+): void {
+  const keys = params ? literalObjectKeys(params.ast) : new Set<string>();
+  if (!keys) return; // computed keys: checked when the request is built
+  const declared = new Map(operation.parameters.map((p) => [p.name, p]));
+  for (const key of keys) {
+    const p = declared.get(key);
+    if (!p) {
+      const names = [...declared.keys()].join(', ') || 'none';
+      problem('compile.unknown_param', `${decl.call} has no parameter '${key}' (it has: ${names}).`);
+    } else if (p.in === 'header' && FORBIDDEN_HEADERS.test(p.name)) {
+      problem('compile.forbidden_param', `Header '${p.name}' may not be set by a sculpt.`);
+    }
+  }
+  for (const p of operation.parameters) {
+    if (p.required && !keys.has(p.name)) {
+      problem(
+        'compile.missing_param',
+        `${decl.call} requires parameter '${p.name}' (in ${p.in}), never supplied.`,
+      );
+    }
+  }
+}
+
+function checkInputs(doc: SculptDocument, problem: (message: string, path: YamlPath) => void): void {
+  const ids = new Set<string>();
+  for (const [name, d] of Object.entries(doc.inputs ?? {})) {
+    const path = ['inputs', name];
+    const id = d.id ?? name;
+    if (ids.has(id)) problem(`Input id '${id}' is used twice.`, [...path, 'id']);
+    ids.add(id);
+    if ((d.type === 'enum') !== (d.values !== undefined)) {
+      problem(d.type === 'enum' ? 'An enum input needs values.' : 'Only enum inputs have values.', path);
+    }
+    if (d.maxLength !== undefined && d.type !== 'string') problem('Only string inputs have maxLength.', path);
+    if ((d.min !== undefined || d.max !== undefined) && d.type !== 'int')
+      problem('Only int inputs have min/max.', path);
+    if (d.type === 'int') {
+      const max = d.max ?? 65_535;
+      if (d.min !== undefined && d.min > max) problem(`min ${d.min} is above max ${max}.`, path);
+      for (const bound of [d.min, d.max]) {
+        if (bound !== undefined && !Number.isSafeInteger(bound))
+          problem('min/max must be safe integers.', path);
+      }
+    }
+    if (d.default !== undefined) {
+      if (d.required !== false)
+        problem('Only optional inputs (required: false) can have a default.', [...path, 'default']);
+      else if (!defaultFits(d.type, d.default, d))
+        problem(`default does not fit a ${d.type} input.`, [...path, 'default']);
+    }
+  }
+}
+
+function defaultFits(
+  type: string,
+  value: unknown,
+  d: { maxLength?: number; min?: number; max?: number; values?: object },
+) {
+  switch (type) {
+    case 'string':
+      return typeof value === 'string' && value.length <= (d.maxLength ?? 1024);
+    case 'int':
+      return (
+        Number.isSafeInteger(value) &&
+        (value as number) >= (d.min ?? -Infinity) &&
+        (value as number) <= (d.max ?? 65_535)
+      );
+    case 'boolean':
+      return typeof value === 'boolean';
+    default:
+      return typeof value === 'string' && Object.hasOwn(d.values ?? {}, value);
+  }
+}
+
+function checkOutputs(doc: SculptDocument, problem: (message: string, path: YamlPath) => void): void {
+  const ids = new Set<string>();
+  for (const [name, d] of Object.entries(doc.outputs)) {
+    const id = d.id ?? name;
+    if (ids.has(id)) problem(`Output id '${id}' is used twice.`, ['outputs', name, 'id']);
+    ids.add(id);
+    if ((d.type === 'enum') !== (d.values !== undefined)) {
+      problem(d.type === 'enum' ? 'An enum output needs values.' : 'Only enum outputs have values.', [
+        'outputs',
+        name,
+      ]);
+    }
+  }
+}

@@ -1,0 +1,82 @@
+import type { CompiledTool } from '../compile/compile-tool.ts';
+import type { OutputParameter } from '../compile/tool-signature.ts';
+import { SculptorError } from '../errors/sculptor-error.ts';
+
+/** Serialized tool output cap (RELIABILITY B10/G5): an LLM context is not a dump. */
+export const MAX_OUTPUT_BYTES = 32 * 1024;
+
+export interface OutputValue {
+  name: string;
+  value: unknown;
+}
+
+/**
+ * Turns the output projection's object into A2T output parameters: only the
+ * declared outputs (anything else a backend adds is dropped, RELIABILITY H8),
+ * each checked against its type, in signature order.
+ */
+export function checkOutput(tool: CompiledTool, projected: unknown): OutputValue[] {
+  if (typeof projected !== 'object' || projected === null || Array.isArray(projected)) {
+    throw new SculptorError('projection.invalid_output', 'The output projection did not yield an object.');
+  }
+  const record = projected as Record<string, unknown>;
+  const outputs: OutputValue[] = [];
+  for (const param of tool.signature.output_parameters) {
+    const value = Object.hasOwn(record, param.name) ? record[param.name] : undefined;
+    if (value === undefined || value === null) {
+      if (tool.optionalOutputs.has(param.name)) continue;
+      throw new SculptorError(
+        'projection.invalid_output',
+        `Output '${param.name}' is missing from the result.`,
+      );
+    }
+    outputs.push({ name: param.name, value: checkValue(param, value) });
+  }
+  const size = Buffer.byteLength(JSON.stringify(outputs));
+  if (size > MAX_OUTPUT_BYTES) {
+    throw new SculptorError(
+      'projection.too_large',
+      `The tool output is ${size} bytes, over ${MAX_OUTPUT_BYTES}.`,
+    );
+  }
+  return outputs;
+}
+
+function checkValue(param: OutputParameter, value: unknown): unknown {
+  const wrong = (expected: string) =>
+    new SculptorError('projection.invalid_output', `Output '${param.name}' must be ${expected}.`);
+  switch (param.type) {
+    case 'string':
+      if (typeof value !== 'string') throw wrong('a string');
+      return inert(value);
+    case 'int':
+      if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw wrong('an integer');
+      return value;
+    case 'enum': {
+      const allowed = (param['allowed-values'] ?? []).map((v) => v.name);
+      if (typeof value !== 'string' || !allowed.includes(value)) throw wrong(`one of ${allowed.join(', ')}`);
+      return value;
+    }
+    case 'json':
+      return inertJson(value);
+  }
+}
+
+/**
+ * Backend text reaches the LLM as data (RELIABILITY B10): terminal escapes
+ * and control characters other than tab and newline are removed.
+ */
+const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
+
+function inert(text: string): string {
+  return text.replace(CONTROL, '');
+}
+
+function inertJson(value: unknown): unknown {
+  if (typeof value === 'string') return inert(value);
+  if (Array.isArray(value)) return value.map(inertJson);
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [inert(k), inertJson(v)]));
+  }
+  return value;
+}

@@ -1,0 +1,128 @@
+import type { StepCache } from '../cache/step-cache.ts';
+import type { CompiledTool } from '../compile/compile-tool.ts';
+import { SculptorError, toSculptorError } from '../errors/sculptor-error.ts';
+import { checkOutput, type OutputValue } from './check-output.ts';
+import { type BackendSender, runStep, type StepContext, type StepReport } from './run-step.ts';
+import { validateInvocation } from './validate-invocation.ts';
+
+export interface EngineOptions {
+  sender: BackendSender;
+  /** Absent: steps are never cached. */
+  cache?: StepCache;
+  /** Keys caller-scoped cache entries; the same on every replica sharing a cache. */
+  cacheSecret: string;
+  /** Lets every backend reach loopback and private addresses (tests, local demos). */
+  allowPrivateEgress?: boolean;
+}
+
+export interface InvocationResult {
+  output_parameters: OutputValue[];
+}
+
+/** Everything known about one invocation, for telemetry and logs; never holds values. */
+export interface InvocationReport {
+  tool: string;
+  version: number;
+  outcome: 'ok' | string;
+  durationMs: number;
+  steps: StepReport[];
+}
+
+export interface Engine {
+  invoke(
+    tool: CompiledTool,
+    body: unknown,
+    options?: { signal?: AbortSignal; onReport?: (report: InvocationReport) => void },
+  ): Promise<InvocationResult>;
+}
+
+/**
+ * The invoke engine: validate → run the steps (each as soon as the steps it
+ * reads are done, so independent steps run concurrently) → project → check.
+ * It knows nothing of HTTP faces, so a CLI or a test runner can drive it too.
+ */
+export function createEngine(options: EngineOptions): Engine {
+  return {
+    async invoke(tool, body, { signal, onReport } = {}) {
+      const started = performance.now();
+      const reports: StepReport[] = [];
+      const finish = (outcome: string) =>
+        onReport?.({
+          tool: tool.signature.name,
+          version: tool.signature.version,
+          outcome,
+          durationMs: performance.now() - started,
+          steps: reports,
+        });
+      try {
+        const inputs = validateInvocation(tool, body);
+        const deadline = AbortSignal.timeout(tool.timeoutMs);
+        const abort = new AbortController();
+        const ctx: StepContext = {
+          inputs,
+          steps: {},
+          signal: AbortSignal.any([deadline, abort.signal, ...(signal ? [signal] : [])]),
+          sender: options.sender,
+          cache: options.cache,
+          cacheSecret: options.cacheSecret,
+          allowPrivate: options.allowPrivateEgress ?? false,
+        };
+        const running = new Map<string, Promise<unknown>>();
+        for (const step of tool.steps) {
+          const report: StepReport = {
+            id: step.id,
+            backend: step.backend.name,
+            operation: step.operationRef,
+            outcome: 'error',
+            cache: 'off',
+            durationMs: 0,
+          };
+          reports.push(report);
+          const run = Promise.all(step.dependsOn.map((id) => running.get(id))).then(async () => {
+            const t0 = performance.now();
+            try {
+              ctx.steps[step.id] = await runStep(step, ctx, report);
+            } catch (err) {
+              report.errorCode = toSculptorError(err).code;
+              throw err;
+            } finally {
+              report.durationMs = performance.now() - t0;
+            }
+          });
+          // A failed step ends the invocation: stop the others' backend calls.
+          run.catch(() => abort.abort());
+          running.set(step.id, run);
+        }
+        try {
+          await Promise.all(running.values());
+        } catch (err) {
+          await Promise.allSettled(running.values());
+          throw deadline.aborted ? deadlineError(tool) : err;
+        }
+        let projected: unknown;
+        try {
+          projected = await tool.output.evaluate(inputs, { inputs, steps: ctx.steps });
+        } catch (err) {
+          const code = (err as { code?: string }).code ?? 'error';
+          throw new SculptorError('projection.failed', `The output projection failed (JSONata ${code}).`, {
+            cause: err,
+          });
+        }
+        const result = { output_parameters: checkOutput(tool, projected) };
+        finish('ok');
+        return result;
+      } catch (err) {
+        const error = toSculptorError(err);
+        finish(error.code);
+        throw error;
+      }
+    },
+  };
+}
+
+function deadlineError(tool: CompiledTool): SculptorError {
+  return new SculptorError(
+    'upstream.timeout',
+    `${tool.signature.name} did not finish within ${tool.timeoutMs} ms.`,
+  );
+}

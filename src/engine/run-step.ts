@@ -1,0 +1,212 @@
+import { cacheKey } from '../cache/cache-key.ts';
+import type { StepCache } from '../cache/step-cache.ts';
+import type { CompiledExpression } from '../compile/compile-expression.ts';
+import type { CompiledStep } from '../compile/compile-tool.ts';
+import { SculptorError } from '../errors/sculptor-error.ts';
+import type { BackendRequest, BackendResponse, SendOptions } from '../http/backend-client.ts';
+import { buildRequest } from '../openapi/build-request.ts';
+import type { ToolInputs } from './validate-invocation.ts';
+
+/** What the engine needs from an HTTP client (the real one is src/http). */
+export interface BackendSender {
+  send(request: BackendRequest, options: SendOptions): Promise<BackendResponse>;
+}
+
+export interface StepContext {
+  inputs: ToolInputs;
+  /** Results of earlier steps, by id (after their `result` projection). */
+  steps: Record<string, unknown>;
+  signal: AbortSignal;
+  sender: BackendSender;
+  cache: StepCache | undefined;
+  cacheSecret: string;
+  allowPrivate: boolean;
+}
+
+export type CacheOutcome = 'hit' | 'miss' | 'shared' | 'bypass' | 'off';
+
+export interface StepReport {
+  id: string;
+  backend: string;
+  operation: string;
+  outcome: 'ok' | 'skipped' | 'tool_error' | 'error';
+  cache: CacheOutcome;
+  status?: number;
+  durationMs: number;
+  errorCode?: string;
+}
+
+/** What a cached step keeps: the backend's answer, before any projection. */
+interface StoredAnswer {
+  status: number;
+  body: unknown;
+}
+
+/** Runs one step: params → request → (cache | backend) → outcome mapping → result projection. */
+export async function runStep(step: CompiledStep, ctx: StepContext, report: StepReport): Promise<unknown> {
+  const bindings = { inputs: ctx.inputs, steps: ctx.steps };
+  if (step.when && !(await evaluate(step, 'when', step.when, ctx.inputs, bindings))) {
+    report.outcome = 'skipped';
+    return undefined;
+  }
+  const params = await evaluate(step, 'params', step.params, ctx.inputs, bindings);
+  if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) {
+    throw new SculptorError('projection.failed', `Step '${step.id}': params must yield an object.`);
+  }
+  const body = await evaluate(step, 'body', step.body, ctx.inputs, bindings);
+  const request = buildBackendRequest(step, (params ?? {}) as Record<string, unknown>, body);
+
+  const send = async (): Promise<StoredAnswer> => {
+    const response = await ctx.sender.send(withCredentials(step, request), {
+      signal: ctx.signal,
+      allowPrivate: ctx.allowPrivate || step.backend.allowPrivate,
+    });
+    report.status = response.status;
+    return { status: response.status, body: answerBody(step, response) };
+  };
+
+  let answer: StoredAnswer;
+  if (step.cache && ctx.cache) {
+    const key = cacheKey(
+      {
+        method: request.method,
+        url: request.url,
+        ...(request.body !== undefined ? { body: request.body } : {}),
+        varyHeaders: request.headers,
+        scope: step.cache.scope,
+        credentialId: step.backend.credentialId,
+      },
+      ctx.cacheSecret,
+    );
+    const cached = await ctx.cache.getOrLoad(key, step.cache.ttlMs, async () => {
+      const value = await send();
+      // Only definitive, successful answers are kept (RELIABILITY E3).
+      return { value, cacheable: value.status >= 200 && value.status < 300 && value.body !== undefined };
+    });
+    answer = cached.value;
+    report.cache = cached.outcome;
+    report.status = answer.status;
+  } else {
+    report.cache = step.cache ? 'bypass' : 'off';
+    answer = await send();
+  }
+
+  const failure = outcomeError(step, answer, ctx.inputs);
+  if (failure) {
+    report.outcome = failure.code === 'tool.error' ? 'tool_error' : 'error';
+    throw failure;
+  }
+  const result = step.result
+    ? await evaluate(step, 'result', step.result, answer.body, bindings)
+    : answer.body;
+  const empty = step.on.get('empty');
+  if (empty !== undefined && isEmpty(result)) {
+    report.outcome = 'tool_error';
+    throw new SculptorError('tool.error', renderMessage(empty, ctx.inputs));
+  }
+  report.outcome = 'ok';
+  return result;
+}
+
+function buildBackendRequest(
+  step: CompiledStep,
+  params: Record<string, unknown>,
+  body: unknown,
+): BackendRequest {
+  try {
+    const built = buildRequest(step.operation, step.backend.baseUrl, params, body);
+    return { ...built, headers: { ...step.backend.headers, ...built.headers } };
+  } catch (err) {
+    // A parameter only known at run time turned out unknown or missing: the
+    // sculpt's fault, not the caller's; input.invalid stays (bad path value).
+    if (err instanceof SculptorError && err.code.startsWith('compile.')) {
+      throw new SculptorError('projection.failed', `Step '${step.id}': ${err.message}`, { cause: err });
+    }
+    throw err;
+  }
+}
+
+/**
+ * Credentials are attached last, to a request the sculpt has fully built, and
+ * only from the backend's configuration (never from inputs or the caller).
+ */
+function withCredentials(step: CompiledStep, request: BackendRequest): BackendRequest {
+  const { auth, credentialsMissing, name } = step.backend;
+  if (auth.length === 0) return request;
+  if (credentialsMissing.length > 0) {
+    throw new SculptorError(
+      'upstream.credentials_missing',
+      `The gateway has no credentials configured for backend '${name}'.`,
+    );
+  }
+  const headers = { ...request.headers };
+  const url = new URL(request.url);
+  const cookies: string[] = [];
+  for (const a of auth) {
+    if (a.in === 'header') headers[a.name] = a.value;
+    else if (a.in === 'query') url.searchParams.set(a.name, a.value);
+    else cookies.push(`${a.name}=${encodeURIComponent(a.value)}`);
+  }
+  if (cookies.length > 0) headers.cookie = [headers.cookie, ...cookies].filter(Boolean).join('; ');
+  return { ...request, url: url.toString(), headers };
+}
+
+/** A JSON body, or nothing; a successful answer in another format is unusable. */
+function answerBody(step: CompiledStep, response: BackendResponse): unknown {
+  const ok = response.status >= 200 && response.status < 300;
+  if (ok && typeof response.body === 'string') {
+    throw new SculptorError(
+      'upstream.invalid_response',
+      `Backend '${step.backend.name}' answered ${response.contentType || 'without a content type'}, not JSON.`,
+    );
+  }
+  return typeof response.body === 'string' ? undefined : response.body;
+}
+
+/** Maps a non-2xx answer to the error the caller sees; declared outcomes first. */
+function outcomeError(
+  step: CompiledStep,
+  answer: StoredAnswer,
+  inputs: ToolInputs,
+): SculptorError | undefined {
+  const { status } = answer;
+  if (status >= 200 && status < 300) return undefined;
+  const declared = step.on.get(String(status)) ?? step.on.get(`${Math.floor(status / 100)}xx`);
+  if (declared !== undefined) return new SculptorError('tool.error', renderMessage(declared, inputs));
+  const who = `Backend '${step.backend.name}'`;
+  if (status === 429)
+    return new SculptorError('upstream.rate_limited', `${who} is rate limiting; try again later.`);
+  if (status === 503) return new SculptorError('upstream.unavailable', `${who} is unavailable (HTTP 503).`);
+  if (status === 504) return new SculptorError('upstream.timeout', `${who} timed out (HTTP 504).`);
+  return new SculptorError('upstream.error', `${who} answered HTTP ${status} to step '${step.id}'.`);
+}
+
+async function evaluate(
+  step: CompiledStep,
+  field: string,
+  expression: CompiledExpression | undefined,
+  input: unknown,
+  bindings: Record<string, unknown>,
+): Promise<unknown> {
+  if (!expression) return undefined;
+  try {
+    return await expression.evaluate(input, bindings);
+  } catch (err) {
+    // JSONata throws plain objects whose messages may quote data: keep the code only.
+    const code = (err as { code?: string }).code ?? 'error';
+    throw new SculptorError('projection.failed', `Step '${step.id}' ${field} failed (JSONata ${code}).`, {
+      cause: err,
+    });
+  }
+}
+
+function isEmpty(value: unknown): boolean {
+  if (value === undefined || value === null || value === '') return true;
+  if (Array.isArray(value)) return value.length === 0;
+  return typeof value === 'object' && Object.keys(value).length === 0;
+}
+
+/** `{{name}}` → the caller's input of that name (already validated and bounded). */
+export function renderMessage(template: string, inputs: ToolInputs): string {
+  return template.replace(/\{\{\s*([a-z0-9_]+)\s*\}\}/g, (_m, name: string) => String(inputs[name] ?? ''));
+}

@@ -1,0 +1,154 @@
+import { type Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { Catalog, ServedSignature } from '../../catalog/catalog.ts';
+import type { PageCursors } from '../../catalog/page-cursor.ts';
+import type { CompiledTool } from '../../compile/compile-tool.ts';
+import type { Engine, InvocationReport } from '../../engine/invoke-tool.ts';
+import { SculptorError, toSculptorError } from '../../errors/sculptor-error.ts';
+import { matchRoute, type RouteMatch } from './a2t-routes.ts';
+import { pageOf, parsePageCursor, parsePageLimit } from './paging.ts';
+import { problemBody, problemHeaders } from './problem-details.ts';
+
+export const MAX_INVOKE_BODY_BYTES = 64 * 1024;
+
+export interface A2tFaceOptions {
+  /** The catalog in force; read per request, so a reload swaps it atomically. */
+  catalog: () => Catalog;
+  engine: Engine;
+  cursors: PageCursors;
+  /** The draft's {platform-root}: '' or a path such as '/a2t'. */
+  prefix?: string;
+  onInvocation?: (report: InvocationReport) => void;
+}
+
+/**
+ * The A2T face (draft §6–7): translates HTTP to catalog and engine calls and
+ * errors to RFC 9457 problem details. No tool logic lives here.
+ */
+export function createA2tFace(options: A2tFaceOptions): Hono {
+  const prefix = options.prefix ?? '';
+  const app = new Hono();
+
+  // Counted on the streamed bytes, chunked bodies included (RELIABILITY A1).
+  app.post(
+    `${prefix}/tools/*`,
+    bodyLimit({
+      maxSize: MAX_INVOKE_BODY_BYTES,
+      onError: (c) =>
+        problem(
+          c,
+          new SculptorError('request.too_large', `The body is over ${MAX_INVOKE_BODY_BYTES} bytes.`),
+        ),
+    }),
+  );
+
+  const handle = async (c: Context) => {
+    const raw = new URL(c.req.url).pathname;
+    const match = raw.startsWith(prefix) ? matchRoute(raw.slice(prefix.length)) : undefined;
+    if (!match) throw new SculptorError('request.not_found', 'No such A2T resource.');
+    const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
+    if (method !== match.route.method) {
+      c.header('allow', match.route.method === 'GET' ? 'GET, HEAD' : 'POST');
+      throw new SculptorError(
+        'request.method_not_allowed',
+        `Use ${match.route.method} on ${match.route.template}.`,
+      );
+    }
+    const catalog = options.catalog();
+    switch (match.route.name) {
+      case 'listTools':
+        return c.json(listTools(c, catalog, options.cursors));
+      case 'getTool':
+        return c.json(catalog.signature(findTool(catalog, match).current));
+      case 'listVersions':
+        return c.json(listVersions(c, catalog, match, options.cursors));
+      case 'getVersion':
+        return c.json(catalog.signature(findVersion(catalog, match)));
+      case 'invoke':
+      case 'invokeVersion': {
+        const tool =
+          match.version === undefined ? findTool(catalog, match).current : findVersion(catalog, match);
+        const body = await readJsonBody(c);
+        const result = await options.engine.invoke(tool, body, {
+          signal: c.req.raw.signal,
+          ...(options.onInvocation ? { onReport: options.onInvocation } : {}),
+        });
+        c.header('cache-control', 'no-store');
+        return c.json(result);
+      }
+    }
+  };
+  app.all(`${prefix}/tools`, handle);
+  app.all(`${prefix}/tools/*`, handle);
+  app.onError((err, c) => problem(c, toSculptorError(err)));
+  return app;
+}
+
+export function problem(c: Context, error: SculptorError): Response {
+  const allow = c.res.headers.get('allow');
+  const headers = problemHeaders(error);
+  if (allow) headers.allow = allow;
+  return new Response(JSON.stringify(problemBody(error)), { status: error.status, headers });
+}
+
+function listTools(c: Context, catalog: Catalog, cursors: PageCursors) {
+  const limit = parsePageLimit(c.req.queries('pageLimit') ?? []);
+  const cursor = parsePageCursor(c.req.queries('pageCursor') ?? []);
+  const tags = [...new Set(c.req.queries('tag') ?? [])].sort();
+  const versionText = c.req.queries('version') ?? [];
+  if (versionText.length > 1 || (versionText[0] !== undefined && !/^[1-9][0-9]{0,9}$/.test(versionText[0]))) {
+    throw new SculptorError('request.malformed', 'version must be one positive whole number.');
+  }
+  const version = versionText[0] === undefined ? undefined : Number(versionText[0]);
+  const listing = JSON.stringify(['tools', tags, version ?? null]);
+  const after = cursor === undefined ? undefined : cursors.decode(listing, cursor);
+  const tools = catalog.list({ tags, ...(version !== undefined ? { version } : {}) }, after, limit + 1);
+  const { page, next } = pageOf(tools, limit, (t) => t.name, cursors, listing);
+  return {
+    items: page.map((t): ServedSignature => catalog.signature(t.current)),
+    paging: { pageLimit: limit, next },
+  };
+}
+
+function listVersions(c: Context, catalog: Catalog, match: RouteMatch, cursors: PageCursors) {
+  const tool = findTool(catalog, match);
+  const limit = parsePageLimit(c.req.queries('pageLimit') ?? []);
+  const cursor = parsePageCursor(c.req.queries('pageCursor') ?? []);
+  const listing = JSON.stringify(['versions', tool.toolId]);
+  const after = cursor === undefined ? undefined : Number(cursors.decode(listing, cursor));
+  const versions = tool.versions.filter((v) => after === undefined || v.signature.version < after);
+  const { page, next } = pageOf(versions, limit, (v) => String(v.signature.version), cursors, listing);
+  return { items: page.map((v) => catalog.signature(v)), paging: { pageLimit: limit, next } };
+}
+
+function findTool(catalog: Catalog, match: RouteMatch) {
+  const tool = catalog.tool(match.toolId!);
+  if (!tool) throw new SculptorError('tool.not_found', `No tool with id ${match.toolId}.`);
+  return tool;
+}
+
+function findVersion(catalog: Catalog, match: RouteMatch): CompiledTool {
+  const tool = findTool(catalog, match);
+  const version = catalog.version(tool.toolId, match.version!);
+  if (!version) {
+    throw new SculptorError(
+      'tool.version_not_found',
+      `${tool.name} has no version ${match.version}; versions: ${tool.versions.map((v) => v.signature.version).join(', ')}.`,
+    );
+  }
+  return version;
+}
+
+/** JSON only (RELIABILITY A9): `application/json`, optionally `; charset=utf-8`. */
+async function readJsonBody(c: Context): Promise<unknown> {
+  const type = c.req.header('content-type') ?? '';
+  if (!/^application\/json\s*(;\s*charset="?utf-8"?\s*)?$/i.test(type.trim())) {
+    throw new SculptorError('request.unsupported_media_type', 'Send the invocation as application/json.');
+  }
+  const text = await c.req.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new SculptorError('request.malformed', 'The body is not valid JSON.');
+  }
+}

@@ -1,0 +1,29 @@
+import { CODES, type SculptorError } from '../../errors/sculptor-error.ts';
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+/**
+ * RFC 9457 problem details from the one error type. `type` is a stable URN
+ * per code; `detail` is the message written for the LLM; `code`, `retryable`
+ * and `problems` are extension members. Nothing else (no stack, no backend
+ * body, no cause) ever reaches the wire.
+ */
+export function problemBody(error: SculptorError, instance?: string): Record<string, unknown> {
+  return {
+    type: `urn:sculptor:error:${error.code}`,
+    title: CODES[error.code].title,
+    status: error.status,
+    detail: error.message,
+    ...(instance ? { instance } : {}),
+    ...error.toJSON(),
+  };
+}
+
+export function problemHeaders(error: SculptorError): Record<string, string> {
+  const headers: Record<string, string> = {
+    'content-type': PROBLEM_CONTENT_TYPE,
+    'cache-control': 'no-store',
+  };
+  if (error.retryAfter !== undefined) headers['retry-after'] = String(Math.ceil(error.retryAfter));
+  return headers;
+}

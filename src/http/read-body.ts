@@ -1,0 +1,142 @@
+/**
+ * Reads a backend response body under the size caps of RELIABILITY B6.
+ *
+ * undici's `request()` hands back the body exactly as sent (it does not
+ * decode Content-Encoding, unlike `fetch`), so decoding happens here with
+ * node:zlib streams. Both sizes are counted while streaming: the decoded size
+ * against `maxResponseBytes`, and decoded/encoded against
+ * `maxCompressionRatio`, so a 200 KiB gzip bomb is stopped after about 1 MiB
+ * of output instead of inflating 200 MiB. Throwing from the sink makes the
+ * pipeline destroy the undici body, which destroys the socket.
+ */
+import type { Readable } from 'node:stream';
+import { Transform, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import zlib from 'node:zlib';
+import { SculptorError } from '../errors/sculptor-error.ts';
+
+export interface BodyLimits {
+  /** Cap on decoded bytes, and on bytes read from the wire. */
+  maxResponseBytes: number;
+  /** Cap on decoded/encoded once more than RATIO_CHECK_FROM bytes are decoded. */
+  maxCompressionRatio: number;
+}
+
+export interface ReadBodyResult {
+  /** The decoded body, or undefined when not kept or empty. */
+  data: Buffer | undefined;
+  /** Decoded size in bytes. */
+  bytes: number;
+}
+
+/** Small bodies may compress very well (a page of zeros) without being an attack. */
+export const RATIO_CHECK_FROM = 1024 * 1024;
+
+/** More layers than this is not something a real server sends. */
+const MAX_CODINGS = 3;
+
+function tooLarge(message: string): SculptorError {
+  return new SculptorError('upstream.too_large', message);
+}
+
+function invalid(message: string, cause?: unknown): SculptorError {
+  return new SculptorError('upstream.invalid_response', message, cause === undefined ? {} : { cause });
+}
+
+function decoderFor(coding: string): Transform {
+  switch (coding) {
+    case 'gzip':
+    case 'x-gzip':
+      return zlib.createGunzip();
+    case 'deflate':
+      // RFC 9110 §8.4.1.2: "deflate" is the zlib format. Servers that send raw
+      // deflate instead get upstream.invalid_response.
+      return zlib.createInflate();
+    case 'br':
+      return zlib.createBrotliDecompress();
+    default:
+      throw invalid('The backend answered with an unsupported content encoding.');
+  }
+}
+
+/** Content-Encoding lists codings in the order they were applied; decoding runs in reverse. */
+export function decodersFor(contentEncoding: string | undefined): Transform[] {
+  if (contentEncoding === undefined) return [];
+  const codings = contentEncoding
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== '' && c !== 'identity');
+  if (codings.length > MAX_CODINGS) throw invalid('The backend answered with too many content encodings.');
+  return codings.reverse().map(decoderFor);
+}
+
+/** zlib and brotli failures: the body is not what its Content-Encoding says. */
+function isDecodeError(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as NodeJS.ErrnoException).code;
+  return (
+    typeof code === 'string' &&
+    (code.startsWith('Z_') || code.startsWith('ERR__') || code.startsWith('ERR_BROTLI'))
+  );
+}
+
+/**
+ * Streams `body` through its decoders into memory (only when `keep`; the size
+ * is counted either way) and settles when it ended, failed a cap, or
+ * `signal` fired.
+ */
+export async function readBody(
+  body: Readable,
+  contentEncoding: string | undefined,
+  limits: BodyLimits,
+  keep: boolean,
+  signal: AbortSignal,
+): Promise<ReadBodyResult> {
+  const decoders = decodersFor(contentEncoding);
+  const encoded = decoders.length > 0;
+  let wireBytes = 0;
+  let decodedBytes = 0;
+  const chunks: Buffer[] = [];
+
+  // Counts what comes off the socket: a stream of empty deflate blocks
+  // decodes to nothing, so the decoded count alone would never stop it.
+  const wireCounter = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      wireBytes += chunk.length;
+      if (wireBytes > limits.maxResponseBytes) return callback(tooLarge('The backend answer is too large.'));
+      callback(null, chunk);
+    },
+  });
+
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      decodedBytes += chunk.length;
+      if (decodedBytes > limits.maxResponseBytes)
+        return callback(tooLarge('The backend answer is too large.'));
+      if (
+        encoded &&
+        decodedBytes > RATIO_CHECK_FROM &&
+        decodedBytes > wireBytes * limits.maxCompressionRatio
+      ) {
+        return callback(tooLarge('The backend answer decompresses to too much data.'));
+      }
+      if (keep) chunks.push(chunk);
+      callback();
+    },
+  });
+
+  try {
+    await pipeline([body, wireCounter, ...decoders, sink], { signal });
+  } catch (err) {
+    // An empty body with a Content-Encoding header (HEAD, 204, lazy servers)
+    // is not a broken gzip stream.
+    if (wireBytes === 0 && isDecodeError(err)) return { data: undefined, bytes: 0 };
+    if (isDecodeError(err)) throw invalid('The backend answer could not be decompressed.', err);
+    throw err;
+  }
+  if (!keep || decodedBytes === 0) return { data: undefined, bytes: decodedBytes };
+  return {
+    data: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, decodedBytes),
+    bytes: decodedBytes,
+  };
+}

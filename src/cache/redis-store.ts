@@ -1,0 +1,241 @@
+import { Redis, type RedisOptions } from 'ioredis';
+import { createBreaker } from './breaker.ts';
+import { type CacheStore, type CacheStoreStats, emptyStats, storableTtlMs } from './cache-store.ts';
+
+export interface RedisStoreOptions {
+  /** Longest a `get` may make its caller wait; past it the answer is a miss. Default 50 ms. */
+  getBudgetMs?: number;
+  /** ioredis `commandTimeout`: bounds every command, SETs included. Default 100 ms. */
+  commandTimeoutMs?: number;
+  /** ioredis `socketTimeout`: a connection with replies owed and silent this long is dropped and redialled. Default 2 000 ms. */
+  socketTimeoutMs?: number;
+  /** Prepended to every key, e.g. per environment. Default none. */
+  keyPrefix?: string;
+  /** Told about connection and command errors, at most once per `errorReportIntervalMs`. */
+  onError?: (err: Error) => void;
+  /** Default 10 000 ms. A Redis that is down fails every reconnect: one report per interval is enough. */
+  errorReportIntervalMs?: number;
+  /** Consecutive errors or timeouts that open the breaker. Default 5. */
+  breakerThreshold?: number;
+  /** How long an open breaker skips Redis. Default 10 000 ms. */
+  breakerCooldownMs?: number;
+}
+
+export interface RedisOptionsInput {
+  connectTimeoutMs?: number;
+  commandTimeoutMs?: number;
+  socketTimeoutMs?: number;
+}
+
+/**
+ * Reconnect delay: full jitter over an exponential curve capped at 2 s, so
+ * replicas that lost Redis together do not redial together (F4). It never
+ * returns null: null tells ioredis to give up on the connection for good.
+ */
+export function retryDelayMs(attempt: number): number {
+  return Math.floor(Math.random() * Math.min(2000, 50 * 2 ** attempt));
+}
+
+/**
+ * The ioredis settings for a cache that must never block a request
+ * (RELIABILITY §F, measured in M3). Exported so a test pins them (F1).
+ */
+export function redisOptions(input: RedisOptionsInput = {}): RedisOptions {
+  return {
+    // Default 10 s: a dead host would hold the first connection attempt that long.
+    connectTimeout: input.connectTimeoutMs ?? 1000,
+    // Default none: a Redis that is ready and then stalls hangs a command forever.
+    // Not below ~50 ms, or the INFO ready check times out and reconnects in a loop (ioredis #1431).
+    commandTimeout: input.commandTimeoutMs ?? 100,
+    // Not in §F: with replies owed and no byte back for this long, the connection is
+    // treated as dead and redialled. Without it a half-open TCP flow stays "ready"
+    // until the kernel gives up retransmitting (minutes), and the cache stays dark.
+    socketTimeout: input.socketTimeoutMs ?? 2000,
+    // Default true: commands would queue while disconnected. False fails them at once.
+    enableOfflineQueue: false,
+    // Default 20: 10.5 s per command while Redis is down (M3).
+    maxRetriesPerRequest: 1,
+    // Default true: commands in flight at a disconnect would be re-sent after the
+    // reconnect, writing stale values long after their caller gave up (ioredis #2130).
+    autoResendUnfulfilledCommands: false,
+    enableReadyCheck: true,
+    keepAlive: 30_000,
+    retryStrategy: retryDelayMs,
+    reconnectOnError: null,
+    // Connect at creation so Redis is usually ready by the first request; until
+    // then reads are misses (F2), which is also what lazy connecting would give.
+    lazyConnect: false,
+  };
+}
+
+export interface RedisCacheStore extends CacheStore {
+  readonly kind: 'redis';
+  /** Whether the connection is up and past the ready check. */
+  isReady(): boolean;
+  /** Resolves true once ready, or false after `timeoutMs`. Never rejects. */
+  waitUntilReady(timeoutMs: number): Promise<boolean>;
+}
+
+/**
+ * A Redis-backed store whose reads are bounded by `getBudgetMs` whatever Redis
+ * does (refuses, accepts and stays silent, stalls after ready, restarts), and
+ * whose writes are fire-and-forget. Failures are misses; after
+ * `breakerThreshold` consecutive failures Redis is skipped for
+ * `breakerCooldownMs` (E7).
+ */
+export function createRedisStore(url: string, options: RedisStoreOptions = {}): RedisCacheStore {
+  const getBudgetMs = options.getBudgetMs ?? 50;
+  const prefix = options.keyPrefix ?? '';
+  const reportIntervalMs = options.errorReportIntervalMs ?? 10_000;
+  const counters = emptyStats();
+  const breaker = createBreaker({
+    threshold: options.breakerThreshold ?? 5,
+    cooldownMs: options.breakerCooldownMs ?? 10_000,
+  });
+  let closed = false;
+  let lastReportAt = Number.NEGATIVE_INFINITY;
+
+  // A down Redis emits an error on every reconnect attempt; pass on one per
+  // interval so the log shows the outage without being flooded by it.
+  function report(err: unknown): void {
+    if (!options.onError) return;
+    const at = performance.now();
+    if (at - lastReportAt < reportIntervalMs) return;
+    lastReportAt = at;
+    try {
+      options.onError(err instanceof Error ? err : new Error(String(err)));
+    } catch {
+      // A failing reporter must not turn a cache error into a request error.
+    }
+  }
+
+  const client = new Redis(
+    url,
+    redisOptions({
+      ...(options.commandTimeoutMs === undefined ? {} : { commandTimeoutMs: options.commandTimeoutMs }),
+      ...(options.socketTimeoutMs === undefined ? {} : { socketTimeoutMs: options.socketTimeoutMs }),
+    }),
+  );
+  // Without an 'error' listener ioredis prints every connection error to the console.
+  client.on('error', report);
+
+  const isReady = (): boolean => !closed && client.status === 'ready';
+
+  return {
+    kind: 'redis',
+
+    get(key: string): Promise<string | undefined> {
+      // Before ready (boot, reconnect) there is nothing to wait for: miss at once (F2).
+      if (!isReady()) {
+        if (!closed) counters.unavailable++;
+        return Promise.resolve(undefined);
+      }
+      if (!breaker.allow()) {
+        counters.skipped++;
+        return Promise.resolve(undefined);
+      }
+      return new Promise((resolve) => {
+        let settled = false;
+        const finish = (value: string | undefined): void => {
+          settled = true;
+          clearTimeout(timer);
+          resolve(value);
+        };
+        // The budget is shorter than commandTimeout: the caller stops waiting here,
+        // ioredis still settles the command later and that late answer is ignored.
+        const timer = setTimeout(() => {
+          if (settled) return;
+          counters.timeouts++;
+          breaker.failure();
+          report(new Error(`Redis GET exceeded its ${getBudgetMs} ms budget`));
+          finish(undefined);
+        }, getBudgetMs);
+        const onValue = (value: string | null): void => {
+          if (settled) return;
+          breaker.success();
+          if (value === null) counters.misses++;
+          else counters.hits++;
+          finish(value ?? undefined);
+        };
+        const onError = (err: unknown): void => {
+          if (settled) return;
+          counters.errors++;
+          breaker.failure();
+          report(err);
+          finish(undefined);
+        };
+        try {
+          client.get(prefix + key).then(onValue, onError);
+        } catch (err) {
+          onError(err);
+        }
+      });
+    },
+
+    set(key: string, value: string, ttlMs: number): void {
+      const ttl = storableTtlMs(ttlMs);
+      if (ttl === undefined) {
+        counters.setsRejected++;
+        return;
+      }
+      if (!isReady()) {
+        if (!closed) counters.unavailable++;
+        return;
+      }
+      if (!breaker.allow()) {
+        counters.skipped++;
+        return;
+      }
+      counters.sets++;
+      const onError = (err: unknown): void => {
+        counters.setErrors++;
+        breaker.failure();
+        report(err);
+      };
+      try {
+        // Bounded by commandTimeout; not replayed after a reconnect (autoResendUnfulfilledCommands).
+        client.set(prefix + key, value, 'PX', ttl).then(() => breaker.success(), onError);
+      } catch (err) {
+        onError(err);
+      }
+    },
+
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      // QUIT lets Redis finish what it has; bounded so shutdown never hangs on a stalled server.
+      if (client.status === 'ready') {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          client.quit().catch(() => undefined),
+          new Promise((resolve) => {
+            timer = setTimeout(resolve, 200);
+          }),
+        ]);
+        clearTimeout(timer);
+      }
+      client.disconnect();
+    },
+
+    stats(): CacheStoreStats {
+      return { ...counters, breakerOpens: breaker.opens };
+    },
+
+    isReady,
+
+    waitUntilReady(timeoutMs: number): Promise<boolean> {
+      if (isReady()) return Promise.resolve(true);
+      if (closed) return Promise.resolve(false);
+      return new Promise((resolve) => {
+        const done = (ready: boolean): void => {
+          clearTimeout(timer);
+          client.off('ready', onReady);
+          resolve(ready);
+        };
+        const onReady = (): void => done(true);
+        const timer = setTimeout(() => done(isReady()), timeoutMs);
+        client.on('ready', onReady);
+      });
+    },
+  };
+}

@@ -1,0 +1,227 @@
+import { type CacheKeyInput, cacheKey } from './cache-key.ts';
+import type { CacheStore } from './cache-store.ts';
+import { decodeEnvelope, encodeEnvelope } from './envelope.ts';
+
+export interface StepCacheOptions {
+  /** Server secret: keys caller-scoped entries (HMAC of the credential identity). */
+  secret: string;
+  /** Largest serialized envelope stored, in UTF-8 bytes. Default 512 KiB (E9). */
+  maxValueBytes?: number;
+  /** Stored TTL = ttl × U(1 − jitter, 1 + jitter), so keys written together expire apart (E5). Default 0.1. */
+  jitter?: number;
+  /** Upper bound on any stored TTL, after jitter. Default 30 days. */
+  maxTtlMs?: number;
+  /** Uniform [0, 1) source for the jitter. Default Math.random. */
+  random?: () => number;
+  /** Wall clock for `createdAt`. Default Date.now. */
+  now?: () => number;
+}
+
+/**
+ * `hit`: read from the store. `miss`: this call ran `load`. `shared`: this call
+ * joined a load another call had started (single flight).
+ */
+export type StepCacheOutcome = 'hit' | 'miss' | 'shared';
+
+export interface StepCacheResult<T> {
+  value: T;
+  outcome: StepCacheOutcome;
+}
+
+export interface LoadResult<T> {
+  value: T;
+  /** Whether this answer may be stored (e.g. false for 5xx, partial, no-store: E3). */
+  cacheable: boolean;
+}
+
+export interface StepCacheStats {
+  hits: number;
+  misses: number;
+  shared: number;
+  /** `load` calls, and how many of them rejected. */
+  loads: number;
+  loadFailures: number;
+  /** Values handed to the store. */
+  stored: number;
+  /** `load` said the value may not be stored. */
+  uncacheable: number;
+  /** Not JSON data (BigInt, cycle, too deep, undefined): served but not stored. */
+  unserializable: number;
+  /** Serialized value over maxValueBytes: served but not stored. */
+  oversize: number;
+  /** TTL that is not a positive finite number: served but not stored. */
+  invalidTtl: number;
+  /** Stored value that failed to parse or whose envelope names another key: treated as a miss. */
+  integrityViolations: number;
+  /** Loads running now. */
+  inFlight: number;
+}
+
+interface Flight {
+  value: unknown;
+  outcome: 'hit' | 'miss';
+}
+
+const DEFAULT_MAX_VALUE_BYTES = 512 * 1024;
+const DEFAULT_JITTER = 0.1;
+const DEFAULT_MAX_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+
+/**
+ * The cache in front of step calls: looks a key up in the store, otherwise
+ * runs the step once per key however many invocations ask at the same time,
+ * and stores the answer when the step says it may.
+ *
+ * Single flight is per process (E6); across replicas each one loads once.
+ * The store never throws, so a cache outage only costs the load it would
+ * have saved (E7, E8).
+ */
+export class StepCache {
+  readonly #store: CacheStore;
+  readonly #secret: string;
+  readonly #maxValueBytes: number;
+  readonly #jitter: number;
+  readonly #maxTtlMs: number;
+  readonly #random: () => number;
+  readonly #now: () => number;
+  readonly #inFlight = new Map<string, Promise<Flight>>();
+  readonly #counters = {
+    hits: 0,
+    misses: 0,
+    shared: 0,
+    loads: 0,
+    loadFailures: 0,
+    stored: 0,
+    uncacheable: 0,
+    unserializable: 0,
+    oversize: 0,
+    invalidTtl: 0,
+    integrityViolations: 0,
+  };
+
+  constructor(store: CacheStore, options: StepCacheOptions) {
+    if (!options.secret) throw new TypeError('StepCache: a non-empty secret is required');
+    const jitter = options.jitter ?? DEFAULT_JITTER;
+    if (!(jitter >= 0 && jitter < 1)) throw new RangeError('StepCache: jitter must be in [0, 1)');
+    this.#store = store;
+    this.#secret = options.secret;
+    this.#maxValueBytes = options.maxValueBytes ?? DEFAULT_MAX_VALUE_BYTES;
+    this.#jitter = jitter;
+    this.#maxTtlMs = options.maxTtlMs ?? DEFAULT_MAX_TTL_MS;
+    this.#random = options.random ?? Math.random;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** The key for one step call under this cache's secret (see `cacheKey`). */
+  keyFor(input: CacheKeyInput): string {
+    return cacheKey(input, this.#secret);
+  }
+
+  /**
+   * Looks up `key`; on a miss runs `load` once per key even under concurrency.
+   * Concurrent callers share one promise (lookup included), so they all get
+   * the same value, or all get the same rejection. A rejection is not cached:
+   * the in-flight entry is removed when the load settles and the next call
+   * loads again. The stored TTL is `ttlMs` jittered and capped at maxTtlMs.
+   *
+   * Callers that joined a load receive the very same value object: treat it
+   * as read-only.
+   */
+  getOrLoad<T>(key: string, ttlMs: number, load: () => Promise<LoadResult<T>>): Promise<StepCacheResult<T>> {
+    const running = this.#inFlight.get(key);
+    if (running) {
+      return running.then((flight) => {
+        // Joining a lookup that found the value is a hit, not a shared load.
+        if (flight.outcome === 'hit') {
+          this.#counters.hits++;
+          return { value: flight.value as T, outcome: 'hit' };
+        }
+        this.#counters.shared++;
+        return { value: flight.value as T, outcome: 'shared' };
+      });
+    }
+    const flight = this.#fly(key, ttlMs, load);
+    this.#inFlight.set(key, flight);
+    // Registered before any caller's reaction, so the entry is gone by the time
+    // any waiter resumes: a retry after a rejection always starts a new load.
+    const forget = (): void => {
+      if (this.#inFlight.get(key) === flight) this.#inFlight.delete(key);
+    };
+    flight.then(forget, forget);
+    return flight.then((f) => ({ value: f.value as T, outcome: f.outcome }));
+  }
+
+  stats(): StepCacheStats {
+    return { ...this.#counters, inFlight: this.#inFlight.size };
+  }
+
+  async #fly<T>(key: string, ttlMs: number, load: () => Promise<LoadResult<T>>): Promise<Flight> {
+    const cached = await this.#read(key);
+    if (cached.found) {
+      this.#counters.hits++;
+      return { value: cached.value, outcome: 'hit' };
+    }
+    this.#counters.misses++;
+    this.#counters.loads++;
+    let result: LoadResult<T>;
+    try {
+      result = await load();
+    } catch (err) {
+      this.#counters.loadFailures++;
+      throw err;
+    }
+    if (result.cacheable) this.#write(key, ttlMs, result.value);
+    else this.#counters.uncacheable++;
+    return { value: result.value, outcome: 'miss' };
+  }
+
+  async #read(key: string): Promise<{ found: true; value: unknown } | { found: false }> {
+    let raw: string | undefined;
+    try {
+      raw = await this.#store.get(key);
+    } catch {
+      // Stores are built never to throw; one that does still only costs a miss.
+      return { found: false };
+    }
+    if (raw === undefined) return { found: false };
+    const decoded = decodeEnvelope(raw, key);
+    if (!decoded.ok) {
+      this.#counters.integrityViolations++;
+      return { found: false };
+    }
+    return { found: true, value: decoded.value };
+  }
+
+  #write(key: string, ttlMs: number, value: unknown): void {
+    const ttl = this.#storedTtl(ttlMs);
+    if (ttl === undefined) {
+      this.#counters.invalidTtl++;
+      return;
+    }
+    let json: string;
+    try {
+      json = encodeEnvelope(key, value, this.#now());
+    } catch {
+      this.#counters.unserializable++;
+      return;
+    }
+    // UTF-8 takes at least one byte per UTF-16 code unit: a long string is
+    // over the cap without counting its bytes.
+    if (json.length > this.#maxValueBytes || Buffer.byteLength(json, 'utf8') > this.#maxValueBytes) {
+      this.#counters.oversize++;
+      return;
+    }
+    try {
+      this.#store.set(key, json, ttl);
+      this.#counters.stored++;
+    } catch {
+      // set is fire-and-forget and built never to throw; a broken store is a skipped write.
+    }
+  }
+
+  #storedTtl(ttlMs: number): number | undefined {
+    if (!Number.isFinite(ttlMs) || ttlMs <= 0) return undefined;
+    const factor = 1 + this.#jitter * (2 * this.#random() - 1);
+    const ttl = Math.floor(Math.min(ttlMs * factor, this.#maxTtlMs));
+    return ttl >= 1 ? ttl : undefined;
+  }
+}

@@ -3,8 +3,8 @@
  *
  * undici's `request()` hands back the body exactly as sent (it does not
  * decode Content-Encoding, unlike `fetch`), so decoding happens here with
- * node:zlib streams. Both sizes are counted while streaming: the decoded size
- * against `maxResponseBytes`, and decoded/encoded against
+ * node:zlib streams. Sizes are counted while streaming: wire and decoded
+ * bytes against `maxResponseBytes`, and decoded/consumed-encoded against
  * `maxCompressionRatio`, so a 200 KiB gzip bomb is stopped after about 1 MiB
  * of output instead of inflating 200 MiB. Throwing from the sink makes the
  * pipeline destroy the undici body, which destroys the socket.
@@ -43,7 +43,10 @@ function invalid(message: string, cause?: unknown): SculptorError {
   return new SculptorError('upstream.invalid_response', message, cause === undefined ? {} : { cause });
 }
 
-function decoderFor(coding: string): Transform {
+/** A zlib/brotli decoder; `bytesWritten` is the input its engine has consumed so far. */
+type Decoder = Transform & zlib.Zlib;
+
+function decoderFor(coding: string): Decoder {
   switch (coding) {
     case 'gzip':
     case 'x-gzip':
@@ -60,7 +63,7 @@ function decoderFor(coding: string): Transform {
 }
 
 /** Content-Encoding lists codings in the order they were applied; decoding runs in reverse. */
-export function decodersFor(contentEncoding: string | undefined): Transform[] {
+export function decodersFor(contentEncoding: string | undefined): Decoder[] {
   if (contentEncoding === undefined) return [];
   const codings = contentEncoding
     .split(',')
@@ -93,7 +96,11 @@ export async function readBody(
   signal: AbortSignal,
 ): Promise<ReadBodyResult> {
   const decoders = decodersFor(contentEncoding);
-  const encoded = decoders.length > 0;
+  // The ratio compares decoded output with the encoded input the first
+  // decoder has actually consumed, not with what arrived: undici may have
+  // buffered a whole 200 KiB bomb already, and dividing by that would only
+  // trip the ratio after 20 MiB of output.
+  const outer = decoders[0];
   let wireBytes = 0;
   let decodedBytes = 0;
   const chunks: Buffer[] = [];
@@ -114,9 +121,9 @@ export async function readBody(
       if (decodedBytes > limits.maxResponseBytes)
         return callback(tooLarge('The backend answer is too large.'));
       if (
-        encoded &&
+        outer !== undefined &&
         decodedBytes > RATIO_CHECK_FROM &&
-        decodedBytes > wireBytes * limits.maxCompressionRatio
+        decodedBytes > outer.bytesWritten * limits.maxCompressionRatio
       ) {
         return callback(tooLarge('The backend answer decompresses to too much data.'));
       }

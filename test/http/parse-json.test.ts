@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { parseJson, scanJson } from '../../src/http/parse-json.ts';
+import { expectCode } from './expect-code.ts';
+
+const LIMITS = { maxDepth: 64, maxArrayLength: 10_000 };
+const parse = (text: string, limits = LIMITS) => parseJson(text, limits);
+const rejects = (text: string, limits = LIMITS) =>
+  expectCode((async () => parse(text, limits))(), 'upstream.invalid_response');
+
+describe('parseJson', () => {
+  it('parses ordinary JSON', () => {
+    expect(parse('{"a":[1,2,{"b":null}],"c":"x"}')).toEqual({ a: [1, 2, { b: null }], c: 'x' });
+    expect(parse('42')).toBe(42);
+    expect(parse('"s"')).toBe('s');
+  });
+
+  it('refuses invalid and truncated JSON', async () => {
+    for (const text of ['{', '{"a":', '[1,2', 'nope', '{"a":1}x', '', ' ']) await rejects(text);
+  });
+
+  it('counts depth of arrays and objects alike, up to the cap', async () => {
+    expect(parse(`${'['.repeat(64)}${']'.repeat(64)}`)).toBeDefined();
+    await rejects(`${'['.repeat(65)}${']'.repeat(65)}`);
+    expect(parse(`${'{"a":'.repeat(64)}1${'}'.repeat(64)}`)).toBeDefined();
+    await rejects(`${'{"a":'.repeat(65)}1${'}'.repeat(65)}`);
+    await rejects(`${'[{"a":'.repeat(33)}1${'}]'.repeat(33)}`); // 66 levels, mixed
+  });
+
+  it('refuses 200 000 levels quickly and without a stack overflow', async () => {
+    const started = performance.now();
+    await rejects('['.repeat(200_000) + ']'.repeat(200_000));
+    // Unbalanced: JSON.parse would never get to see it either.
+    await rejects('['.repeat(200_000));
+    expect(performance.now() - started).toBeLessThan(200);
+  });
+
+  it('limits each array, not the document', async () => {
+    const list = (n: number) => `[${Array.from({ length: n }, (_, i) => i).join(',')}]`;
+    expect(parse(list(10_000))).toHaveLength(10_000);
+    await rejects(list(10_001));
+    // Two arrays of 6 000 are fine: the count is per array.
+    expect(parse(`[${list(6000)},${list(6000)}]`)).toHaveLength(2);
+    // Commas in nested objects and in strings are not elements of the outer array.
+    const rows = `[${Array.from({ length: 100 }, () => '{"a":1,"b":"x,y,z,[]{}","c":[1,2,3]}').join(',')}]`;
+    expect(parse(rows, { maxDepth: 64, maxArrayLength: 100 })).toHaveLength(100);
+    expect(parse('[]', { maxDepth: 64, maxArrayLength: 0 })).toEqual([]);
+  });
+
+  it('is not fooled by brackets and escaped quotes inside strings', () => {
+    const deepInString = JSON.stringify({ s: `\\"${'['.repeat(1000)}\\\\`, t: '"]]]' });
+    expect(parse(deepInString, { maxDepth: 2, maxArrayLength: 10 })).toEqual(JSON.parse(deepInString));
+    expect(() => scanJson('"unterminated [[[[', { maxDepth: 1, maxArrayLength: 1 })).not.toThrow();
+  });
+
+  it('keeps integers beyond 2^53 exact, as decimal strings', () => {
+    expect(parse('{"id":9007199254740993}')).toEqual({ id: '9007199254740993' });
+    expect(parse('[-9007199254740993, 9007199254740992, 9007199254740991]')).toEqual([
+      '-9007199254740993',
+      '9007199254740992',
+      9007199254740991,
+    ]);
+    expect(parse('123456789012345678901234567890')).toBe('123456789012345678901234567890');
+  });
+
+  it('leaves non-integers and strings alone', () => {
+    expect(parse('[1.2345678901234567, 1e400, 12345678901234567e1, 0.1]')).toEqual([
+      1.2345678901234567,
+      Number.POSITIVE_INFINITY,
+      123456789012345660, // the exponent form is a float literal: rounded, as JSON.parse always does
+      0.1,
+    ]);
+    expect(parse('{"s":"12345678901234567890","n":7}')).toEqual({ s: '12345678901234567890', n: 7 });
+  });
+
+  it('only needs the reviver when a long digit run exists', () => {
+    expect(scanJson('[900719925474099, "x"]', LIMITS).longDigitRun).toBe(false);
+    expect(scanJson('[9007199254740993]', LIMITS).longDigitRun).toBe(true);
+  });
+
+  it('keeps __proto__ keys as plain data', () => {
+    const value = parse('{"__proto__":{"polluted":true},"a":1}') as Record<string, unknown>;
+    expect(Object.hasOwn(value, '__proto__')).toBe(true);
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+  });
+});

@@ -115,7 +115,9 @@ function buildBackendRequest(
 ): BackendRequest {
   try {
     const built = buildRequest(step.operation, step.backend.baseUrl, params, body);
-    return { ...built, headers: { ...step.backend.headers, ...built.headers } };
+    // Header names are case-insensitive; the backend file's static headers are
+    // explicit deployment configuration and win over derived ones (e.g. accept).
+    return { ...built, headers: { ...lowerCaseKeys(built.headers), ...step.backend.headers } };
   } catch (err) {
     // A parameter only known at run time turned out unknown or missing: the
     // sculpt's fault, not the caller's; input.invalid stays (bad path value).
@@ -198,6 +200,10 @@ async function evaluate(
       cause: err,
     });
   }
+}
+
+function lowerCaseKeys(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
 }
 
 function isEmpty(value: unknown): boolean {

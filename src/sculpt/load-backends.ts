@@ -20,6 +20,7 @@ export interface BackendSpec {
   openapiFile: string;
   openapiAt: SourcePosition;
   baseUrl: string;
+  /** Static headers, names lower-cased. */
   headers: Record<string, string>;
   auth: BackendAuth[];
   /** Environment variables the credentials need but that are not set. */
@@ -106,7 +107,7 @@ export function loadBackends(
           header,
         );
       }
-      headers[header] = resolved.value;
+      headers[header.toLowerCase()] = resolved.value;
     }
 
     const auth: BackendAuth[] = [];

@@ -17,6 +17,11 @@ import { createBackendClient } from '../http/backend-client.ts';
 export interface Gateway {
   url: string;
   catalog: () => Catalog;
+  /**
+   * Recompiles the sculpts and swaps the catalog atomically. On errors it
+   * throws SculptLoadError and the gateway keeps serving the last good catalog.
+   */
+  reload(): Promise<Catalog>;
   cache: CacheStore;
   /** Stops accepting, lets in-flight requests finish up to `drainMs`, closes everything. */
   close(): Promise<void>;
@@ -37,8 +42,7 @@ export async function startGateway({
   env = process.env,
   onInvocation,
 }: GatewayOptions): Promise<Gateway> {
-  const tools = await compileSculpts(settings.sculpts, env);
-  const catalog = new Catalog(tools);
+  let catalog = new Catalog(await compileSculpts(settings.sculpts, env));
   let draining = false;
 
   const store = settings.redisUrl ? createRedisStore(settings.redisUrl) : createMemoryStore();
@@ -99,6 +103,10 @@ export async function startGateway({
   return {
     url: `http://${host}:${address.port}`,
     catalog: () => catalog,
+    async reload() {
+      catalog = new Catalog(await compileSculpts(settings.sculpts, env));
+      return catalog;
+    },
     cache: store,
     async close() {
       draining = true;

@@ -103,6 +103,10 @@ function createAgent(
   });
 }
 
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
 /** Drops a body we will not read. Destroying it without a reason makes undici emit an AbortError: swallow it. */
 function discard(stream: Dispatcher.ResponseData['body']): void {
   stream.on('error', () => {});
@@ -208,10 +212,13 @@ export function createBackendClient(options: BackendClientOptions = {}): Backend
         throw new SculptorError('upstream.redirect', `The backend answered with a redirect (${status}).`);
       }
       const headers = filterResponseHeaders(response.headers);
-      const rawContentType = headers['content-type'] ?? '';
+      // Framing comes from the raw headers: a backend naming Content-Type in
+      // `Connection` hides it from the caller, not from the decoder.
+      const rawContentType = single(response.headers['content-type']) ?? '';
       const contentType = mediaType(rawContentType);
       const keep = bodyKind(contentType) !== 'none' && status !== 204 && req.method.toUpperCase() !== 'HEAD';
-      const { data, bytes } = await readBody(stream, headers['content-encoding'], bodyLimits, keep, signal);
+      const encoding = single(response.headers['content-encoding']);
+      const { data, bytes } = await readBody(stream, encoding, bodyLimits, keep, signal);
       const body = decodeBody(data, rawContentType, jsonLimits);
       return { status, headers, contentType, body, bytes };
     } catch (err) {

@@ -32,6 +32,15 @@ afterAll(async () => {
 
 beforeEach(() => backend.reset());
 
+/** The time the server saw a socket close, or a failure if it stays open for `ms`. */
+function closedWithin(closed: Promise<number>, ms: number): Promise<number> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<number>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`server socket still open after ${ms} ms`)), ms);
+  });
+  return Promise.race([closed, timeout]).finally(() => clearTimeout(timer));
+}
+
 function get(path: string, deadlineMs = 2000) {
   return client.send(
     { method: 'GET', url: `${backend.origin}${path}`, headers: {} },
@@ -131,6 +140,19 @@ describe('JSON and other bodies', () => {
     expect(echo.headers.cookie).toBeUndefined();
     expect(echo.headers.authorization).toBeUndefined();
     expect(echo.headers['user-agent']).toBeUndefined();
+  });
+
+  it('refuses a header value carrying CR/LF instead of sending it', async () => {
+    // The header builder (I2b) should have refused it with a 400 already:
+    // reaching this client with one is a bug, hence `internal`.
+    await expectCode(
+      client.send(
+        { method: 'GET', url: `${backend.origin}/echo`, headers: { 'x-a': 'a\r\nX-Injected: 1' } },
+        { signal: AbortSignal.timeout(2000), ...PRIVATE },
+      ),
+      'internal',
+    );
+    expect(backend.requests).toHaveLength(0);
   });
 
   it('drops userinfo and fragment from the URL instead of sending them', async () => {
@@ -313,21 +335,27 @@ describe('the deadline bounds connect, headers and body', () => {
   const DEADLINE = 500;
 
   it('ends a 1-byte/200 ms drip at the deadline and closes the socket', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const timersBefore = timers();
     const started = performance.now();
     await expectCode(get('/drip', DEADLINE), 'upstream.timeout');
     const elapsed = performance.now() - started;
-    const closedAt = await backend.requests[0]!.socketClosed;
+    const closedAt = await closedWithin(backend.requests[0]!.socketClosed, 1000);
     expect(elapsed).toBeGreaterThanOrEqual(DEADLINE - 5);
     expect(elapsed).toBeLessThan(DEADLINE + 150);
     expect(closedAt - started).toBeLessThan(DEADLINE + 150);
-    expect(backend.openSockets()).toBe(0);
+    // Nothing keeps ticking for the dead call (B5: no lingering timers).
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(timers()).toBeLessThanOrEqual(timersBefore);
   });
 
   it('ends a request that never gets headers, and closes the socket', async () => {
     const started = performance.now();
     await expectCode(get('/hang', DEADLINE), 'upstream.timeout');
     expect(performance.now() - started).toBeLessThan(DEADLINE + 150);
-    expect((await backend.requests[0]!.socketClosed) - started).toBeLessThan(DEADLINE + 150);
+    expect((await closedWithin(backend.requests[0]!.socketClosed, 1000)) - started).toBeLessThan(
+      DEADLINE + 150,
+    );
   });
 
   it('ends a slow answer at the deadline', async () => {
@@ -393,9 +421,9 @@ describe('the deadline bounds connect, headers and body', () => {
 
 describe('size caps', () => {
   it('stops a 10 MiB answer past 5 MiB and closes the socket', async () => {
+    const started = performance.now();
     await expectCode(get('/big?mb=10'), 'upstream.too_large');
-    await backend.requests[0]!.socketClosed;
-    expect(backend.openSockets()).toBe(0);
+    expect((await closedWithin(backend.requests[0]!.socketClosed, 1000)) - started).toBeLessThan(500);
   });
 
   it('takes a custom cap', async () => {

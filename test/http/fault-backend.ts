@@ -458,6 +458,7 @@ export async function startBlackhole(): Promise<Blackhole> {
     port,
     async close() {
       for (const socket of fillers) socket.destroy();
+      child.stdout?.destroy();
       if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve));
         child.kill('SIGKILL');

@@ -1,0 +1,240 @@
+/**
+ * The operations of a dereferenced Swagger 2 / OAS 3.x document, as one
+ * version-independent list. Only what later stages use is kept (parameters,
+ * bodies, response media types and schemas, security), so the dereferenced
+ * document itself can be dropped after loading.
+ */
+import { isRecord } from './is-record.ts';
+import { type SchemaCopier, schemaCopier } from './json-safe-schema.ts';
+import { jsonFirst } from './media-type.ts';
+import {
+  normalizeOas3Parameter,
+  normalizeSwagger2Parameter,
+  type OperationParameter,
+  swagger2Schema,
+} from './normalize-parameter.ts';
+
+export type SpecVersion = '2.0' | '3.0' | '3.1';
+
+export interface RequestBody {
+  required: boolean;
+  /** The one media type the gateway will send: the first JSON-ish one declared, else the first declared. */
+  mediaType: string;
+  schema?: object;
+}
+
+export interface OperationResponse {
+  /** Every media type declared for this response, in document order. */
+  mediaTypes: string[];
+  /** Schema of the first JSON-ish media type (else the first one). */
+  schema?: object;
+}
+
+export interface Operation {
+  operationId?: string;
+  /** Upper-case HTTP method. */
+  method: string;
+  /** Path template exactly as written in the document, e.g. `/gridpoints/{wfo}/{x},{y}/forecast`. */
+  path: string;
+  summary?: string;
+  description?: string;
+  /** Path-level and operation-level parameters merged (operation wins); never Swagger 2 `body`/`formData`. */
+  parameters: OperationParameter[];
+  /** OAS 3 `requestBody`, or Swagger 2 `in: body` / `formData` parameters. */
+  requestBody?: RequestBody;
+  /** By status code string (`"200"`, `"2XX"`) or `"default"`. */
+  responses: Record<string, OperationResponse>;
+  security: Array<Record<string, string[]>>;
+  deprecated: boolean;
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+/** What a Swagger 2 operation inherits from the document. */
+interface Inherited {
+  version: SpecVersion;
+  consumes: string[];
+  produces: string[];
+  security: Array<Record<string, string[]>>;
+  copySchema: SchemaCopier;
+}
+
+/** `refNames`: the `$ref` each dereferenced object came from, to name recursion points. */
+export function normalizeOperations(
+  api: Record<string, unknown>,
+  version: SpecVersion,
+  refNames: ReadonlyMap<object, string> = new Map(),
+): Operation[] {
+  const paths = api.paths ?? {}; // OAS 3.1 documents may hold only webhooks
+  if (!isRecord(paths)) throw new Error('"paths" is not an object');
+  const inherited: Inherited = {
+    version,
+    consumes: strings(api.consumes),
+    produces: strings(api.produces),
+    security: securityRequirements(api.security),
+    copySchema: schemaCopier(refNames),
+  };
+  const operations: Operation[] = [];
+  for (const [path, item] of Object.entries(paths)) {
+    if (path.startsWith('x-')) continue;
+    if (!path.startsWith('/')) throw new Error(`path "${path}" does not start with "/"`);
+    if (!isRecord(item)) throw new Error(`path "${path}" is not an object`);
+    for (const method of METHODS) {
+      const raw = item[method];
+      if (raw === undefined) continue;
+      const where = `${method.toUpperCase()} ${path}`;
+      if (!isRecord(raw)) throw new Error(`${where} is not an object`);
+      try {
+        operations.push(normalizeOperation(path, method, item.parameters, raw, inherited));
+      } catch (error) {
+        throw new Error(`${where}: ${(error as Error).message}`, { cause: error });
+      }
+    }
+  }
+  return operations;
+}
+
+function normalizeOperation(
+  path: string,
+  method: string,
+  shared: unknown,
+  raw: Record<string, unknown>,
+  inherited: Inherited,
+): Operation {
+  // Parameters are identified by name *and* location; the operation's own win.
+  const merged = new Map<string, Record<string, unknown>>();
+  for (const list of [shared, raw.parameters]) {
+    if (list === undefined) continue;
+    if (!Array.isArray(list)) throw new Error('"parameters" is not an array');
+    for (const p of list) {
+      if (!isRecord(p)) throw new Error('a parameter is not an object');
+      merged.set(`${String(p.in)}\u0000${String(p.name)}`, p);
+    }
+  }
+  const raws = [...merged.values()];
+  const op: Operation = {
+    method: method.toUpperCase(),
+    path,
+    parameters: [],
+    responses: {},
+    security: raw.security === undefined ? inherited.security : securityRequirements(raw.security),
+    deprecated: raw.deprecated === true,
+  };
+  if (typeof raw.operationId === 'string') op.operationId = raw.operationId;
+  if (typeof raw.summary === 'string') op.summary = raw.summary;
+  if (typeof raw.description === 'string') op.description = raw.description;
+
+  if (inherited.version === '2.0') {
+    const consumes = raw.consumes === undefined ? inherited.consumes : strings(raw.consumes);
+    const produces = raw.produces === undefined ? inherited.produces : strings(raw.produces);
+    const plain = raws.filter((p) => p.in !== 'body' && p.in !== 'formData');
+    op.parameters = plain.map((p) => normalizeSwagger2Parameter(p, inherited.copySchema));
+    const body = swagger2Body(raws, consumes, inherited.copySchema);
+    if (body) op.requestBody = body;
+    op.responses = swagger2Responses(raw.responses, produces, inherited.copySchema);
+  } else {
+    op.parameters = raws.map((p) => normalizeOas3Parameter(p, inherited.copySchema));
+    const body = oas3Body(raw.requestBody, inherited.copySchema);
+    if (body) op.requestBody = body;
+    op.responses = oas3Responses(raw.responses, inherited.copySchema);
+  }
+  return op;
+}
+
+function oas3Body(raw: unknown, copySchema: SchemaCopier): RequestBody | undefined {
+  if (!isRecord(raw) || !isRecord(raw.content)) return undefined;
+  const mediaType = jsonFirst(Object.keys(raw.content))[0];
+  if (mediaType === undefined) return undefined;
+  const body: RequestBody = { required: raw.required === true, mediaType };
+  const media = raw.content[mediaType];
+  const schema = copySchema(isRecord(media) ? media.schema : undefined);
+  if (schema) body.schema = schema;
+  return body;
+}
+
+function oas3Responses(raw: unknown, copySchema: SchemaCopier): Record<string, OperationResponse> {
+  const responses: Record<string, OperationResponse> = {};
+  for (const [status, response] of responseEntries(raw)) {
+    const content = isRecord(response.content) ? response.content : {};
+    const mediaTypes = Object.keys(content);
+    const entry: OperationResponse = { mediaTypes };
+    const preferred = jsonFirst(mediaTypes)[0];
+    const media = preferred === undefined ? undefined : content[preferred];
+    const schema = copySchema(isRecord(media) ? media.schema : undefined);
+    if (schema) entry.schema = schema;
+    responses[status] = entry;
+  }
+  return responses;
+}
+
+/** Swagger 2 `in: body`, or the `formData` fields gathered into one object schema. */
+function swagger2Body(
+  raws: Record<string, unknown>[],
+  consumes: string[],
+  copySchema: SchemaCopier,
+): RequestBody | undefined {
+  const body = raws.find((p) => p.in === 'body');
+  if (body) {
+    const result: RequestBody = {
+      required: body.required === true,
+      mediaType: jsonFirst(consumes)[0] ?? 'application/json',
+    };
+    const schema = copySchema(body.schema);
+    if (schema) result.schema = schema;
+    return result;
+  }
+  const fields = raws.filter((p) => p.in === 'formData');
+  if (fields.length === 0) return undefined;
+  const declared = consumes.find(
+    (t) => t === 'multipart/form-data' || t === 'application/x-www-form-urlencoded',
+  );
+  const hasFile = fields.some((p) => p.type === 'file');
+  const properties: Record<string, unknown> = {};
+  const required: string[] = [];
+  for (const field of fields) {
+    const name = String(field.name);
+    properties[name] = swagger2Schema(field);
+    if (field.required === true) required.push(name);
+  }
+  return {
+    required: required.length > 0,
+    mediaType: declared ?? (hasFile ? 'multipart/form-data' : 'application/x-www-form-urlencoded'),
+    schema: copySchema({ type: 'object', properties, ...(required.length > 0 ? { required } : {}) })!,
+  };
+}
+
+function swagger2Responses(
+  raw: unknown,
+  produces: string[],
+  copySchema: SchemaCopier,
+): Record<string, OperationResponse> {
+  const responses: Record<string, OperationResponse> = {};
+  for (const [status, response] of responseEntries(raw)) {
+    const schema = copySchema(response.schema);
+    // `produces` is often omitted from Swagger 2 documents whose APIs answer
+    // JSON; a response with a schema then has a body, and JSON is the one
+    // media type the gateway reads. A response without a schema has no body.
+    const mediaTypes = schema ? (produces.length > 0 ? produces : ['application/json']) : [];
+    responses[status] = schema ? { mediaTypes, schema } : { mediaTypes };
+  }
+  return responses;
+}
+
+function responseEntries(raw: unknown): [string, Record<string, unknown>][] {
+  if (raw === undefined) return [];
+  if (!isRecord(raw)) throw new Error('"responses" is not an object');
+  return Object.entries(raw).filter((entry): entry is [string, Record<string, unknown>] => {
+    return !entry[0].startsWith('x-') && isRecord(entry[1]);
+  });
+}
+
+function securityRequirements(raw: unknown): Array<Record<string, string[]>> {
+  if (!Array.isArray(raw)) return [];
+  return raw
+    .filter(isRecord)
+    .map((req) => Object.fromEntries(Object.entries(req).map(([k, v]) => [k, strings(v)])));
+}
+
+function strings(raw: unknown): string[] {
+  return Array.isArray(raw) ? raw.filter((s): s is string => typeof s === 'string') : [];
+}

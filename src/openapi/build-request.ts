@@ -1,0 +1,228 @@
+/**
+ * Builds the backend HTTP request for one operation from parameter values
+ * and an optional body. Requests are built, never forwarded (RELIABILITY I1):
+ * the origin comes only from `baseUrl` (trusted config), header names only
+ * from the document, and every value is placed where the operation declares
+ * it and serialized by its style.
+ *
+ * Values are addressed by parameter name. When an operation declares the same
+ * name in two locations (NWS `/zones/{type}` has `type` in path and query),
+ * that name is ambiguous and each is addressed as `<in>.<name>`
+ * (`path.type`, `query.type`); `parametersByKey` gives the keys.
+ */
+import { type InputProblem, SculptorError } from '../errors/sculptor-error.ts';
+import type { Operation, OperationParameter } from './load-openapi.ts';
+import { acceptsJson, isJsonMediaType, jsonFirst } from './media-type.ts';
+import { InvalidValue } from './parameter-value.ts';
+import {
+  isForbiddenHeader,
+  isToken,
+  serializeCookieValue,
+  serializeHeaderValue,
+} from './serialize-headers.ts';
+import { encodePathLiteral, parseTemplate, serializePathValue } from './serialize-path.ts';
+import { serializeQueryValue } from './serialize-query.ts';
+
+export { isJsonMediaType };
+
+export interface BuiltRequest {
+  /** Upper-case HTTP method. */
+  method: string;
+  url: string;
+  /** Lower-case header names. */
+  headers: Record<string, string>;
+  /** The JSON-serialized body, when one was given. */
+  body?: string;
+}
+
+/** Each parameter under the key `buildRequest` expects for it: its name, or `<in>.<name>` when the name is ambiguous. */
+export function parametersByKey(op: Operation): Map<string, OperationParameter> {
+  const counts = new Map<string, number>();
+  for (const p of op.parameters) counts.set(p.name, (counts.get(p.name) ?? 0) + 1);
+  return new Map(op.parameters.map((p) => [counts.get(p.name) === 1 ? p.name : `${p.in}.${p.name}`, p]));
+}
+
+/** Keys of the parameters a call must supply (path parameters always are, whatever the document says). */
+export function requiredParameters(op: Operation): string[] {
+  return [...parametersByKey(op)].filter(([, p]) => p.required || p.in === 'path').map(([key]) => key);
+}
+
+export function buildRequest(
+  op: Operation,
+  baseUrl: string,
+  params: Record<string, unknown>,
+  body?: unknown,
+): BuiltRequest {
+  const base = parseBase(baseUrl);
+  const route = `${op.method} ${op.path}`;
+  const byKey = parametersByKey(op);
+  const template = checkedTemplate(op, route);
+
+  // Mistakes in the sculpt (compile.*) are reported before problems with values (input.invalid).
+  const supplied: [string, OperationParameter, unknown][] = [];
+  for (const [key, value] of Object.entries(params)) {
+    const param = byKey.get(key);
+    if (!param) {
+      const known = [...byKey.keys()].join(', ') || 'none';
+      throw new SculptorError(
+        'compile.unknown_param',
+        `${route} has no parameter '${key}' (it has: ${known}).`,
+      );
+    }
+    if (param.in === 'header' && isForbiddenHeader(param.name)) {
+      throw new SculptorError(
+        'compile.forbidden_param',
+        `Header '${param.name}' may not be set by a sculpt.`,
+      );
+    }
+    if ((param.in === 'header' || param.in === 'cookie') && !isToken(param.name)) {
+      throw new SculptorError(
+        'compile.unsupported_operation',
+        `${route}: '${param.name}' is not a valid ${param.in} name.`,
+      );
+    }
+    if (value !== undefined && value !== null) supplied.push([key, param, value]);
+  }
+  const missing = requiredParameters(op).filter((key) => !Object.hasOwn(params, key) || params[key] == null);
+  if (missing.length > 0) {
+    throw new SculptorError('compile.missing_param', `${route} requires parameter(s) ${missing.join(', ')}.`);
+  }
+  const hasBody = body !== undefined && body !== null;
+  if (hasBody && !op.requestBody)
+    throw new SculptorError('compile.unknown_param', `${route} takes no request body.`);
+  if (!hasBody && op.requestBody?.required) {
+    throw new SculptorError('compile.missing_param', `${route} requires a request body.`);
+  }
+
+  const problems: InputProblem[] = [];
+  const pathValues = new Map<string, string>();
+  const query: string[] = [];
+  const headers: Record<string, string> = {};
+  const cookies: string[] = [];
+  for (const [key, param, value] of supplied) {
+    try {
+      if (param.in === 'path') pathValues.set(param.name, serializePathValue(param, value));
+      else if (param.in === 'query') query.push(...serializeQueryValue(param, value));
+      else if (param.in === 'header') addHeader(headers, param.name, serializeHeaderValue(param, value));
+      else cookies.push(...serializeCookieValue(param, value));
+    } catch (error) {
+      if (!(error instanceof InvalidValue)) throw error;
+      problems.push({ parameter: key, reason: `${param.in} parameter ${error.message}` });
+    }
+  }
+  if (cookies.length > 0) addHeader(headers, 'cookie', cookies.join('; '));
+
+  const request: BuiltRequest = { method: op.method, url: '', headers };
+  if (hasBody) {
+    const { mediaType } = op.requestBody!;
+    if (!acceptsJson(mediaType)) {
+      throw new SculptorError(
+        'compile.unsupported_operation',
+        `${route} takes a ${mediaType} body; only JSON is sent.`,
+      );
+    }
+    try {
+      const text = JSON.stringify(body);
+      if (text === undefined) throw new TypeError('not JSON');
+      request.body = text;
+      headers['content-type'] ??= isJsonMediaType(mediaType) ? mediaType : 'application/json';
+    } catch {
+      problems.push({ parameter: 'body', reason: 'the request body cannot be serialized as JSON' });
+    }
+  }
+  const accept = acceptHeader(op);
+  if (accept) headers['accept'] ??= accept;
+  if (problems.length > 0) throw invalid(problems);
+
+  const path = template
+    .map((part) => ('literal' in part ? encodePathLiteral(part.literal) : pathValues.get(part.placeholder)))
+    .join('');
+  request.url = `${base.origin}${base.path}${path}${query.length > 0 ? `?${query.join('&')}` : ''}`;
+  confine(request.url, base, `${base.path}${path}`);
+  return request;
+}
+
+interface Base {
+  origin: string;
+  /** Base path without trailing slash ('' for the root). */
+  path: string;
+}
+
+function parseBase(baseUrl: string): Base {
+  let url: URL | undefined;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    url = undefined;
+  }
+  // Not a caller's mistake: the base URL is configuration, checked when backends load.
+  if (
+    !url ||
+    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+    url.search !== '' ||
+    url.hash !== ''
+  ) {
+    throw new SculptorError('internal', 'The backend base URL is not an absolute http(s) URL without query.');
+  }
+  return { origin: url.origin, path: url.pathname.replace(/\/+$/, '') };
+}
+
+/** The template split into parts, refusing what the document got wrong in a way no value can fix. */
+function checkedTemplate(op: Operation, route: string) {
+  if (!op.path.startsWith('/') || /[?#]/.test(op.path) || !op.path.isWellFormed()) {
+    // e.g. weatherbit's `/current?lat={lat}&lon={lon}`: a query inside the path template.
+    throw new SculptorError('compile.unsupported_operation', `${route}: path template must be a plain path.`);
+  }
+  const template = parseTemplate(op.path);
+  for (const part of template) {
+    if ('placeholder' in part && !op.parameters.some((p) => p.in === 'path' && p.name === part.placeholder)) {
+      throw new SculptorError(
+        'compile.unsupported_operation',
+        `${route}: the path placeholder {${part.placeholder}} has no path parameter.`,
+      );
+    }
+  }
+  return template;
+}
+
+/** Repeated header parameters combine as HTTP combines repeated fields. */
+function addHeader(headers: Record<string, string>, name: string, value: string): void {
+  const key = name.toLowerCase();
+  const previous = headers[key];
+  headers[key] = previous === undefined ? value : `${previous}${key === 'cookie' ? '; ' : ', '}${value}`;
+}
+
+/** Media types of the 2xx responses, only the JSON ones when there are any (the gateway reads JSON). */
+function acceptHeader(op: Operation): string | undefined {
+  const types = new Set<string>();
+  for (const [status, response] of Object.entries(op.responses)) {
+    if (status.startsWith('2')) for (const type of response.mediaTypes) types.add(type);
+  }
+  const ordered = jsonFirst([...types]);
+  const json = ordered.filter(isJsonMediaType);
+  const chosen = json.length > 0 ? json : ordered;
+  return chosen.length > 0 ? chosen.join(', ') : undefined;
+}
+
+/**
+ * Defence in depth (RELIABILITY B2): whatever the values were, the URL must
+ * keep the configured origin, and its path must be exactly the one built —
+ * under the base path, with nothing normalized away (`..`, `\`).
+ */
+function confine(url: string, base: Base, expectedPath: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw invalid([{ parameter: 'path', reason: 'the built URL is not valid' }]);
+  }
+  const underBase = parsed.pathname === base.path || parsed.pathname.startsWith(`${base.path}/`);
+  if (parsed.origin !== base.origin || !underBase || parsed.pathname !== expectedPath) {
+    throw invalid([{ parameter: 'path', reason: 'the built URL leaves the backend base path' }]);
+  }
+}
+
+function invalid(problems: InputProblem[]): SculptorError {
+  const list = problems.map((p) => `${p.parameter}: ${p.reason}`).join('; ');
+  return new SculptorError('input.invalid', `Invalid parameters: ${list}.`, { problems });
+}

@@ -47,7 +47,14 @@ export function primitiveText(value: unknown, what: string): string {
   }
 }
 
-/** Object members flattened as OAS does for non-exploded objects: k1,v1,k2,v2. */
-export function flatPairs(entries: [string, string][]): string[] {
-  return entries.flat();
+/** The text of a `content` parameter (`content: application/json`): the value as JSON. */
+export function jsonText(value: unknown): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    text = undefined; // BigInt or a cycle
+  }
+  if (text === undefined) throw new InvalidValue('cannot be serialized as JSON');
+  return primitiveText(text, 'the value');
 }

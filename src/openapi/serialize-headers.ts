@@ -4,7 +4,7 @@
  * header block (CWE-113, RELIABILITY I2b) and are capped in length.
  */
 import type { OperationParameter } from './normalize-parameter.ts';
-import { flatPairs, InvalidValue, primitiveText, shapeValue } from './parameter-value.ts';
+import { InvalidValue, jsonText, shapeValue } from './parameter-value.ts';
 
 export const MAX_HEADER_VALUE_BYTES = 1024;
 
@@ -36,8 +36,7 @@ export function isToken(name: string): boolean {
 
 /** Simple style (the only one OAS defines for headers), or JSON for `content` parameters. */
 export function serializeHeaderValue(param: OperationParameter, value: unknown): string {
-  if (param.mediaType !== undefined)
-    return checkedHeader(primitiveText(JSON.stringify(value) ?? '', 'the value'));
+  if (param.mediaType !== undefined) return checkedHeader(jsonText(value));
   const shaped = shapeValue(value);
   switch (shaped.kind) {
     case 'primitive':
@@ -48,7 +47,7 @@ export function serializeHeaderValue(param: OperationParameter, value: unknown):
       return checkedHeader(
         param.explode
           ? shaped.entries.map(([k, v]) => `${k}=${v}`).join(',')
-          : flatPairs(shaped.entries).join(','),
+          : shaped.entries.flat().join(','),
       );
   }
 }
@@ -59,7 +58,7 @@ export function serializeCookieValue(param: OperationParameter, value: unknown):
   const enc = encodeURIComponent;
   let pairs: string[];
   if (param.mediaType !== undefined) {
-    pairs = [`${name}=${enc(primitiveText(JSON.stringify(value) ?? '', 'the value'))}`];
+    pairs = [`${name}=${enc(jsonText(value))}`];
   } else {
     const shaped = shapeValue(value);
     if (shaped.kind === 'primitive') pairs = [`${name}=${enc(shaped.text)}`];
@@ -70,7 +69,7 @@ export function serializeCookieValue(param: OperationParameter, value: unknown):
     } else {
       pairs = param.explode
         ? shaped.entries.map(([k, v]) => `${enc(k)}=${enc(v)}`)
-        : [`${name}=${flatPairs(shaped.entries).map(enc).join(',')}`];
+        : [`${name}=${shaped.entries.flat().map(enc).join(',')}`];
     }
   }
   checkedHeader(pairs.join('; '));

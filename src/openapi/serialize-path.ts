@@ -8,7 +8,7 @@
  * and proxies decode before routing.
  */
 import type { OperationParameter } from './normalize-parameter.ts';
-import { flatPairs, InvalidValue, primitiveText, shapeValue } from './parameter-value.ts';
+import { InvalidValue, jsonText, shapeValue } from './parameter-value.ts';
 
 export const MAX_PATH_VALUE_LENGTH = 256;
 
@@ -47,19 +47,20 @@ export function encodePathLiteral(literal: string): string {
 
 /** Serializes one path parameter's value by its style; the result is ready to place in the path. */
 export function serializePathValue(param: OperationParameter, value: unknown): string {
-  if (param.mediaType !== undefined) return segment(checked(jsonText(value)));
+  if (param.mediaType !== undefined) return encodeURIComponent(checked(jsonText(value)));
   const shaped = shapeValue(value);
   const texts =
     shaped.kind === 'primitive'
       ? [shaped.text]
       : shaped.kind === 'array'
         ? shaped.items
-        : flatPairs(shaped.entries);
+        : shaped.entries.flat();
   if (shaped.kind !== 'primitive' && texts.length === 0) throw new InvalidValue('is empty');
   for (const text of texts) checked(text);
 
   const { style, explode, name } = param;
-  const enc = segment;
+  // Each piece of the value is encoded on its own; the style's delimiters stay literal.
+  const enc = encodeURIComponent;
   if (shaped.kind === 'primitive') {
     if (style === 'label') return `.${enc(shaped.text)}`;
     if (style === 'matrix') return `;${enc(name)}=${enc(shaped.text)}`;
@@ -93,14 +94,6 @@ const DELIMITERS: Record<string, string> = {
   pipeDelimited: '%7C',
   tabDelimited: '%09',
 };
-
-function segment(text: string): string {
-  return encodeURIComponent(text);
-}
-
-function jsonText(value: unknown): string {
-  return primitiveText(JSON.stringify(value) ?? '', 'the value');
-}
 
 function checked(text: string): string {
   if (text === '') throw new InvalidValue('is empty');

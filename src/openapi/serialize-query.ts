@@ -6,7 +6,7 @@
  * a comma inside a value (`%2C`) stays distinguishable from the delimiter.
  */
 import type { OperationParameter } from './normalize-parameter.ts';
-import { flatPairs, InvalidValue, primitiveText, shapeValue } from './parameter-value.ts';
+import { InvalidValue, jsonText, shapeValue } from './parameter-value.ts';
 
 /** Encoded delimiters for non-exploded arrays and objects (`|` and spaces are not legal raw in a URI). */
 const DELIMITERS: Record<string, string> = {
@@ -20,7 +20,7 @@ export function serializeQueryValue(param: OperationParameter, value: unknown): 
   const name = formEncode(param.name);
   const enc = (text: string) => (param.allowReserved ? keepReserved(formEncode(text)) : formEncode(text));
   if (param.mediaType !== undefined) {
-    return [`${name}=${enc(primitiveText(JSON.stringify(value) ?? '', 'the value'))}`];
+    return [`${name}=${enc(jsonText(value))}`];
   }
   const shaped = shapeValue(value);
   const { style, explode } = param;
@@ -40,7 +40,7 @@ export function serializeQueryValue(param: OperationParameter, value: unknown): 
       return [`${name}=${shaped.items.map(enc).join(delimiter)}`];
     case 'object':
       if (explode) return shaped.entries.map(([k, v]) => `${formEncode(k)}=${enc(v)}`);
-      return [`${name}=${flatPairs(shaped.entries).map(enc).join(delimiter)}`];
+      return [`${name}=${shaped.entries.flat().map(enc).join(delimiter)}`];
   }
 }
 

@@ -177,6 +177,12 @@ describe('query parameters', () => {
     expectCode('input.invalid', () => urlFor(param('q', 'query'), value));
   });
 
+  it('refuses JSON content that is not JSON', () => {
+    expectCode('input.invalid', () =>
+      urlFor(param('q', 'query', { mediaType: 'application/json' }), { n: 1n }),
+    );
+  });
+
   it('refuses arrays for deepObject and styles that are not for queries', () => {
     expectCode('input.invalid', () => urlFor(param('q', 'query', { style: 'deepObject' }), ['a']));
     expectCode('input.invalid', () => urlFor(param('q', 'query', { style: 'matrix' }), 'a'));

@@ -27,8 +27,7 @@ export function encodeEnvelope(key: string, value: unknown, createdAt: number): 
 }
 
 export type DecodedEnvelope =
-  | { ok: true; value: unknown; createdAt: number }
-  | { ok: false; reason: 'parse' | 'shape' | 'key' };
+  { ok: true; value: unknown; createdAt: number } | { ok: false; reason: 'parse' | 'shape' | 'key' };
 
 /**
  * Parses and verifies a stored string read under `key`. The value comes back

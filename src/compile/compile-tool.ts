@@ -1,4 +1,5 @@
 import { SculptorError, type SourcePosition } from '../errors/sculptor-error.ts';
+import { parametersByKey, requiredParameters } from '../openapi/build-request.ts';
 import { findOperation } from '../openapi/find-operation.ts';
 import type { Operation } from '../openapi/load-openapi.ts';
 import type { SculptDocument, SculptSpec, StepDeclaration } from '../sculpt/parse-sculpt.ts';
@@ -240,7 +241,8 @@ function checkParams(
 ): void {
   const keys = params ? literalObjectKeys(params.ast) : new Set<string>();
   if (!keys) return; // computed keys: checked when the request is built
-  const declared = new Map(operation.parameters.map((p) => [p.name, p]));
+  // The builder's own keys: a name, or `in.name` where an operation uses a name twice.
+  const declared = parametersByKey(operation);
   for (const key of keys) {
     const p = declared.get(key);
     if (!p) {
@@ -250,11 +252,12 @@ function checkParams(
       problem('compile.forbidden_param', `Header '${p.name}' may not be set by a sculpt.`);
     }
   }
-  for (const p of operation.parameters) {
-    if (p.required && !keys.has(p.name)) {
+  for (const key of requiredParameters(operation)) {
+    if (!keys.has(key)) {
+      const p = declared.get(key)!;
       problem(
         'compile.missing_param',
-        `${decl.call} requires parameter '${p.name}' (in ${p.in}), never supplied.`,
+        `${decl.call} requires parameter '${key}' (in ${p.in}), never supplied.`,
       );
     }
   }

@@ -154,8 +154,7 @@ class CassetteReader {
   private position(at: Path): { line: number; column: number } | undefined {
     for (let depth = at.length; depth >= 0; depth--) {
       const node = this.doc.getIn(at.slice(0, depth), true) as
-        | { range?: [number, number, number] }
-        | undefined;
+        { range?: [number, number, number] } | undefined;
       if (node?.range) {
         const { line, col } = this.lineCounter.linePos(node.range[0]);
         return { line, column: col };

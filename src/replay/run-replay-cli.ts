@@ -23,7 +23,7 @@ export async function runReplayCli(argv: string[], options: ReplayCliOptions = {
   try {
     parsed = parseCliArgs(argv);
   } catch (error) {
-    throw new Error(`${(error as Error).message}\n${USAGE}`);
+    throw new Error(`${(error as Error).message}\n${USAGE}`, { cause: error });
   }
   const { values, positionals } = parsed;
   if (values.help) {

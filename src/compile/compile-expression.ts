@@ -1,5 +1,6 @@
 import jsonata from 'jsonata';
 import { SculptorError, type SourcePosition } from '../errors/sculptor-error.ts';
+import { BoundedRegExp, hasNestedQuantifier } from './safe-regex.ts';
 
 /**
  * Guardrails on every evaluation (RELIABILITY G2): a runaway expression
@@ -36,7 +37,10 @@ export function compileExpression(
 ): CompiledExpression {
   let expression: jsonata.Expression;
   try {
-    expression = jsonata(source, { ...JSONATA_LIMITS });
+    expression = jsonata(source, {
+      ...JSONATA_LIMITS,
+      RegexEngine: BoundedRegExp as unknown as RegExpConstructor,
+    });
   } catch (err) {
     const e = err as { code?: string; message?: string; position?: number };
     throw new SculptorError('compile.jsonata', `JSONata ${e.code ?? 'error'}: ${e.message ?? String(err)}`, {
@@ -51,6 +55,13 @@ export function compileExpression(
       throw new SculptorError('compile.forbidden_function', `$${name} is not allowed in sculpts.`, {
         at: at(Math.max(0, (node.position ?? 1) - name.length - 2)),
       });
+    }
+    if (node.type === 'regex' && node.value instanceof RegExp && hasNestedQuantifier(node.value.source)) {
+      throw new SculptorError(
+        'compile.unsafe_regex',
+        `The regular expression /${node.value.source}/ nests unbounded quantifiers and can backtrack for minutes.`,
+        { at: at(Math.max(0, (node.position ?? 1) - node.value.source.length - 2)) },
+      );
     }
   });
   return {

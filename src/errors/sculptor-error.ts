@@ -53,6 +53,11 @@ export const CODES = {
   'compile.step_cycle': { status: 500, retryable: false, title: 'Steps depend on each other in a cycle' },
   'compile.cache': { status: 500, retryable: false, title: 'Step cannot be cached' },
   'compile.forbidden_function': { status: 500, retryable: false, title: 'Function not allowed in sculpts' },
+  'compile.unsafe_regex': {
+    status: 500,
+    retryable: false,
+    title: 'Regular expression can backtrack catastrophically',
+  },
 
   // --- request: what a caller sent, before any tool runs --------------------
   'request.not_found': { status: 404, retryable: false, title: 'Not found' },

@@ -1,0 +1,200 @@
+import { SculptorError } from '../errors/sculptor-error.ts';
+import type { BackendRequest, BackendResponse, SendOptions } from './backend-client.ts';
+
+/**
+ * Retries, a circuit breaker and a concurrency cap around a backend client
+ * (RELIABILITY C1–C8), per backend origin. Everything stays inside the
+ * invocation deadline: the caller's signal also ends backoff sleeps.
+ */
+export interface ResilienceOptions {
+  /** Attempts per call, the first included (C1: 3). */
+  maxAttempts?: number;
+  /** Full-jitter exponential backoff: delay = random × min(cap, base × 2^retry) (C4). */
+  backoffBaseMs?: number;
+  backoffCapMs?: number;
+  /** Retries in flight per origin ≤ max(min, ratio × calls in flight) (C5). */
+  retryBudgetRatio?: number;
+  retryBudgetMin?: number;
+  /** Consecutive failures that open the breaker, and for how long (C7). */
+  breakerFailures?: number;
+  breakerOpenMs?: number;
+  breakerMaxOpenMs?: number;
+  /** Calls in flight per origin; more are refused at once (C8). */
+  maxConcurrentPerOrigin?: number;
+  random?: () => number;
+  now?: () => number;
+}
+
+export interface Sender {
+  send(request: BackendRequest, options: SendOptions): Promise<BackendResponse>;
+}
+
+export interface ResilientSendOptions extends SendOptions {
+  /** Declared idempotent by the sculpt: may be retried whatever its method (C2). */
+  idempotent?: boolean;
+  /** When the invocation's deadline falls (epoch ms): a longer Retry-After is not waited for. */
+  deadlineAt?: number;
+}
+
+const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
+const RETRY_STATUSES = new Set([429, 502, 503, 504]);
+
+interface OriginState {
+  inFlight: number;
+  retriesInFlight: number;
+  failures: number;
+  openUntil: number;
+  openMs: number;
+  probing: boolean;
+}
+
+export function withResilience(client: Sender, options: ResilienceOptions = {}): Sender {
+  const o = {
+    maxAttempts: 3,
+    backoffBaseMs: 100,
+    backoffCapMs: 1_000,
+    retryBudgetRatio: 0.2,
+    retryBudgetMin: 3,
+    breakerFailures: 5,
+    breakerOpenMs: 30_000,
+    breakerMaxOpenMs: 300_000,
+    maxConcurrentPerOrigin: 32,
+    random: Math.random,
+    now: Date.now,
+    ...options,
+  };
+  const origins = new Map<string, OriginState>();
+  const stateOf = (origin: string): OriginState => {
+    let state = origins.get(origin);
+    if (!state) {
+      state = {
+        inFlight: 0,
+        retriesInFlight: 0,
+        failures: 0,
+        openUntil: 0,
+        openMs: o.breakerOpenMs,
+        probing: false,
+      };
+      origins.set(origin, state);
+    }
+    return state;
+  };
+
+  /** Breaker and bulkhead: may this call go out now? Throws a fast 503 when not. */
+  const admit = (state: OriginState): { probe: boolean } => {
+    if (state.openUntil > 0) {
+      const wait = state.openUntil - o.now();
+      if (wait > 0 || state.probing) {
+        throw new SculptorError('upstream.unavailable', 'The backend is failing; calls to it are paused.', {
+          retryAfter: Math.max(1, wait / 1000),
+        });
+      }
+      state.probing = true; // half-open: this call is the one probe
+      return { probe: true };
+    }
+    if (state.inFlight >= o.maxConcurrentPerOrigin) {
+      throw new SculptorError('upstream.unavailable', 'Too many calls to the backend are in flight.', {
+        retryAfter: 1,
+      });
+    }
+    return { probe: false };
+  };
+
+  const record = (state: OriginState, failed: boolean, probe: boolean) => {
+    if (probe) state.probing = false;
+    if (!failed) {
+      state.failures = 0;
+      state.openUntil = 0;
+      state.openMs = o.breakerOpenMs;
+      return;
+    }
+    state.failures++;
+    if (probe || state.failures >= o.breakerFailures) {
+      // Each reopening after a failed probe waits twice as long; jittered ±10 %
+      // so that replicas do not probe in step.
+      if (probe) state.openMs = Math.min(o.breakerMaxOpenMs, state.openMs * 2);
+      state.openUntil = o.now() + state.openMs * (0.9 + 0.2 * o.random());
+    }
+  };
+
+  return {
+    async send(request, sendOptions: ResilientSendOptions) {
+      const state = stateOf(new URL(request.url).origin);
+      const idempotent =
+        sendOptions.idempotent === true || IDEMPOTENT_METHODS.has(request.method.toUpperCase());
+      for (let attempt = 1; ; attempt++) {
+        const { probe } = admit(state);
+        const isRetry = attempt > 1;
+        state.inFlight++;
+        if (isRetry) state.retriesInFlight++;
+        let outcome: { response?: BackendResponse; error?: unknown };
+        try {
+          outcome = { response: await client.send(request, sendOptions) };
+        } catch (error) {
+          outcome = { error };
+        } finally {
+          state.inFlight--;
+          if (isRetry) state.retriesInFlight--;
+        }
+        const failed = isFailure(outcome);
+        record(state, failed, probe);
+
+        const wait = backoff(attempt, outcome.response);
+        const timeLeft = (sendOptions.deadlineAt ?? Number.POSITIVE_INFINITY) - o.now();
+        const canRetry =
+          idempotent &&
+          attempt < o.maxAttempts &&
+          isRetryable(outcome) &&
+          state.retriesInFlight < Math.max(o.retryBudgetMin, o.retryBudgetRatio * state.inFlight) &&
+          state.openUntil === 0 &&
+          wait < timeLeft &&
+          !sendOptions.signal.aborted;
+        if (!canRetry) {
+          if (outcome.error !== undefined) throw outcome.error;
+          return outcome.response!;
+        }
+        await sleep(wait, sendOptions.signal);
+      }
+    },
+  };
+
+  function backoff(attempt: number, response: BackendResponse | undefined): number {
+    const jittered = o.random() * Math.min(o.backoffCapMs, o.backoffBaseMs * 2 ** (attempt - 1));
+    // Retry-After (seconds) is honoured when given; the deadline still bounds the wait.
+    const retryAfter = Number(response?.headers['retry-after']);
+    return Number.isFinite(retryAfter) && retryAfter > 0 ? Math.max(jittered, retryAfter * 1000) : jittered;
+  }
+}
+
+/** Server-side trouble counts against the breaker; 4xx answers are the backend working. */
+function isFailure(outcome: { response?: BackendResponse; error?: unknown }): boolean {
+  if (outcome.response) return outcome.response.status >= 500;
+  const code = outcome.error instanceof SculptorError ? outcome.error.code : undefined;
+  return code === 'upstream.unavailable' || code === 'upstream.timeout';
+}
+
+/** Connection failures and 429/502/503/504 may succeed on another try (C3). */
+function isRetryable(outcome: { response?: BackendResponse; error?: unknown }): boolean {
+  if (outcome.response) return RETRY_STATUSES.has(outcome.response.status);
+  return outcome.error instanceof SculptorError && outcome.error.code === 'upstream.unavailable';
+}
+
+/** Waits, unless the deadline comes first: then the call has timed out. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', aborted);
+    };
+    const aborted = () => {
+      done();
+      reject(new SculptorError('upstream.timeout', 'The backend did not answer in time.'));
+    };
+    const timer = setTimeout(() => {
+      done();
+      resolve();
+    }, ms);
+    if (signal.aborted) aborted();
+    else signal.addEventListener('abort', aborted, { once: true });
+  });
+}

@@ -4,7 +4,7 @@ import { compileSculpts } from '../compile/compile-sculpts.ts';
 import { readSettings, SettingsError } from '../config/settings.ts';
 import { SculptLoadError, SculptorError } from '../errors/sculptor-error.ts';
 import { runReplayCli } from '../replay/run-replay-cli.ts';
-import { startGateway } from '../server/start-gateway.ts';
+import { runGateway } from '../server/run-gateway.ts';
 
 const USAGE = `Usage: sculptor <command> [options]
 
@@ -21,7 +21,9 @@ const HELP: Record<string, string> = {
 Serves the sculpts in dir over the A2T protocol. Settings come from the
 environment: PORT (8080), HOST (0.0.0.0), SCULPTOR_PREFIX, REDIS_URL (unset:
 in-memory cache), SCULPTOR_SECRET, SCULPTOR_ALLOW_PRIVATE_EGRESS, LOG_LEVEL,
-SCULPTOR_DRAIN_MS. See the README's settings table.`,
+SCULPTOR_DRAIN_MS, and the OTEL_* variables for traces (start the process with
+--import ./src/telemetry/register.ts). Logs are JSON lines on stdout; metrics
+are at /metrics. See the README's settings table.`,
   check: `Usage: sculptor check [dir]
 
 Loads and compiles every sculpt below dir without serving. Prints each error
@@ -64,21 +66,10 @@ function unknown(command: string): number {
 async function serveCommand(args: string[]): Promise<number> {
   const { positionals } = parseArgs({ args, allowPositionals: true, options: {} });
   const settings = readSettings(process.env, positionals[0] ? { sculpts: positionals[0] } : {});
-  const gateway = await startGateway({ settings });
-  console.log(
-    `sculptor: serving ${gateway.catalog().size} tool(s) from ${settings.sculpts} at ${gateway.url}${settings.prefix}/tools (cache: ${gateway.cache.kind})`,
-  );
-  if (!settings.secretFromEnv) {
-    console.log('sculptor: SCULPTOR_SECRET is not set; paging cursors are valid on this process only.');
-  }
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
-  });
-  console.log('sculptor: draining');
-  await gateway.close();
-  return 0;
+  // Logs, drain on SIGTERM/SIGINT, crash handlers: src/server/run-gateway.ts.
+  const code = await runGateway(settings);
+  // Nothing left to wait for (a reconnecting Redis client, say) may keep a drained process alive.
+  process.exit(code);
 }
 
 async function checkCommand(args: string[]): Promise<number> {

@@ -81,6 +81,98 @@ export function readSettings(env: Env = process.env, overrides: Partial<Settings
     drainMs: int('SCULPTOR_DRAIN_MS', 8_000, 0, 600_000),
     ...overrides,
   };
+  problems.push(...telemetryProblems(env));
   if (problems.length > 0) throw new SettingsError(`Invalid settings:\n  ${problems.join('\n  ')}`);
   return settings;
+}
+
+/**
+ * Tracing follows the standard OTEL_* variables, read by the OpenTelemetry
+ * SDK that src/telemetry/register.ts starts. It is on only when an OTLP
+ * endpoint is set (or OTEL_TRACES_EXPORTER names another exporter), and
+ * OTEL_SDK_DISABLED is not true: a gateway with no collector exports nothing.
+ */
+export interface TelemetrySettings {
+  tracing: boolean;
+  /** Why tracing is on or off, for the start-up log. */
+  reason: string;
+}
+
+const PROTOCOLS = ['http/protobuf', 'http/json', 'grpc'];
+const SAMPLERS = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+];
+const EXPORTERS = ['otlp', 'console', 'zipkin', 'none'];
+
+function telemetryProblems(env: Env): string[] {
+  const problems: string[] = [];
+  for (const name of ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']) {
+    const text = env[name];
+    if (!text) continue;
+    let url: URL | undefined;
+    try {
+      url = new URL(text);
+    } catch {
+      url = undefined;
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      problems.push(`${name} must be an http:// or https:// URL (got '${text}').`);
+    }
+  }
+  for (const name of ['OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL']) {
+    const text = env[name];
+    if (text && !PROTOCOLS.includes(text.trim())) {
+      problems.push(`${name} must be one of ${PROTOCOLS.join(', ')} (got '${text}').`);
+    }
+  }
+  const sampler = env.OTEL_TRACES_SAMPLER;
+  if (sampler && !SAMPLERS.includes(sampler.trim())) {
+    problems.push(`OTEL_TRACES_SAMPLER must be one of ${SAMPLERS.join(', ')} (got '${sampler}').`);
+  }
+  const ratio = env.OTEL_TRACES_SAMPLER_ARG;
+  if (ratio && sampler?.includes('traceidratio')) {
+    const value = Number(ratio);
+    if (!Number.isFinite(value) || value < 0 || value > 1) {
+      problems.push(`OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1 (got '${ratio}').`);
+    }
+  }
+  const exporters = (env.OTEL_TRACES_EXPORTER ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+  for (const exporter of exporters) {
+    if (!EXPORTERS.includes(exporter)) {
+      problems.push(`OTEL_TRACES_EXPORTER must list ${EXPORTERS.join(', ')} (got '${exporter}').`);
+    }
+  }
+  const disabled = (env.OTEL_SDK_DISABLED ?? '').toLowerCase();
+  if (disabled !== '' && disabled !== 'true' && disabled !== 'false') {
+    problems.push(`OTEL_SDK_DISABLED must be true or false (got '${env.OTEL_SDK_DISABLED}').`);
+  }
+  return problems;
+}
+
+/** Reads and checks the OTEL_* variables the gateway relies on; throws SettingsError naming each bad one. */
+export function readTelemetrySettings(env: Env = process.env): TelemetrySettings {
+  const problems = telemetryProblems(env);
+  if (problems.length > 0) throw new SettingsError(`Invalid settings:\n  ${problems.join('\n  ')}`);
+  if ((env.OTEL_SDK_DISABLED ?? '').toLowerCase() === 'true') {
+    return { tracing: false, reason: 'OTEL_SDK_DISABLED=true' };
+  }
+  const exporters = (env.OTEL_TRACES_EXPORTER ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+  if (exporters[0] === 'none') return { tracing: false, reason: 'OTEL_TRACES_EXPORTER=none' };
+  const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  if (exporters.some((e) => e !== 'otlp')) {
+    return { tracing: true, reason: `OTEL_TRACES_EXPORTER=${exporters.join(',')}` };
+  }
+  if (endpoint) return { tracing: true, reason: 'an OTLP endpoint is set' };
+  return { tracing: false, reason: 'no OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' };
 }

@@ -1,6 +1,7 @@
 import type { StepCache } from '../cache/step-cache.ts';
-import type { CompiledTool } from '../compile/compile-tool.ts';
+import type { CompiledStep, CompiledTool } from '../compile/compile-tool.ts';
 import { SculptorError, toSculptorError } from '../errors/sculptor-error.ts';
+import { backendUrlTemplate, type StepDescription, traceStep } from '../telemetry/tracing.ts';
 import { checkOutput, type OutputValue } from './check-output.ts';
 import { type BackendSender, runStep, type StepContext, type StepReport } from './run-step.ts';
 import { validateInvocation } from './validate-invocation.ts';
@@ -78,17 +79,19 @@ export function createEngine(options: EngineOptions): Engine {
             durationMs: 0,
           };
           reports.push(report);
-          const run = Promise.all(step.dependsOn.map((id) => running.get(id))).then(async () => {
-            const t0 = performance.now();
-            try {
-              ctx.steps[step.id] = await runStep(step, ctx, report);
-            } catch (err) {
-              report.errorCode = toSculptorError(err).code;
-              throw err;
-            } finally {
-              report.durationMs = performance.now() - t0;
-            }
-          });
+          const run = Promise.all(step.dependsOn.map((id) => running.get(id))).then(() =>
+            traceStep(describeStep(step), report, async () => {
+              const t0 = performance.now();
+              try {
+                ctx.steps[step.id] = await runStep(step, ctx, report);
+              } catch (err) {
+                report.errorCode = toSculptorError(err).code;
+                throw err;
+              } finally {
+                report.durationMs = performance.now() - t0;
+              }
+            }),
+          );
           // A failed step ends the invocation: stop the others' backend calls.
           run.catch(() => abort.abort());
           running.set(step.id, run);
@@ -117,6 +120,17 @@ export function createEngine(options: EngineOptions): Engine {
         throw error;
       }
     },
+  };
+}
+
+/** What a step's span may say about it: names and templates, no values. */
+function describeStep(step: CompiledStep): StepDescription {
+  return {
+    id: step.id,
+    backend: step.backend.name,
+    operation: step.operationRef,
+    ...(step.operation.operationId ? { operationId: step.operation.operationId } : {}),
+    urlTemplate: backendUrlTemplate(step.backend.baseUrl, step.operation.path),
   };
 }
 

@@ -1,6 +1,8 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
+import type { Logger } from 'pino';
 import type { CacheStore } from '../cache/cache-store.ts';
 import { createMemoryStore } from '../cache/memory-store.ts';
 import { createRedisStore } from '../cache/redis-store.ts';
@@ -8,11 +10,18 @@ import { StepCache } from '../cache/step-cache.ts';
 import { Catalog } from '../catalog/catalog.ts';
 import { pageCursors } from '../catalog/page-cursor.ts';
 import { compileSculpts } from '../compile/compile-sculpts.ts';
+import type { CompiledTool } from '../compile/compile-tool.ts';
 import type { Settings } from '../config/settings.ts';
-import { createEngine, type InvocationReport } from '../engine/invoke-tool.ts';
+import { createEngine, type Engine, type InvocationReport } from '../engine/invoke-tool.ts';
 import { SculptorError } from '../errors/sculptor-error.ts';
 import { createA2tFace, problem } from '../faces/a2t/a2t-face.ts';
+import { matchRoute } from '../faces/a2t/a2t-routes.ts';
 import { createBackendClient } from '../http/backend-client.ts';
+import { instrumentEngine } from '../telemetry/instrument-engine.ts';
+import { describeError, type GatewayLogger } from '../telemetry/logger.ts';
+import { createMetrics, type GatewayMetrics } from '../telemetry/metrics.ts';
+import { backendSecrets, urlPassword } from '../telemetry/redactor.ts';
+import { traceServerRequest } from '../telemetry/server-span.ts';
 
 export interface Gateway {
   url: string;
@@ -23,7 +32,15 @@ export interface Gateway {
    */
   reload(): Promise<Catalog>;
   cache: CacheStore;
-  /** Stops accepting, lets in-flight requests finish up to `drainMs`, closes everything. */
+  metrics: GatewayMetrics;
+  /** Whether close() has begun: /readyz answers 503 from that moment. */
+  readonly draining: boolean;
+  /**
+   * Drains and stops (RELIABILITY J1): readiness 503 and no new connections
+   * at once; in-flight requests may finish for `drainMs`; those still running
+   * then are aborted and answer 503 gateway.draining; then every connection,
+   * the backend pool, the cache store and `flush` are closed, each bounded.
+   */
   close(): Promise<void>;
 }
 
@@ -31,35 +48,121 @@ export interface GatewayOptions {
   settings: Settings;
   env?: Readonly<Record<string, string | undefined>>;
   onInvocation?: (report: InvocationReport) => void;
+  /** Structured logs; none when absent (in-process tests). */
+  log?: GatewayLogger;
+  /** Runs at the end of close(), beside the other closes, e.g. the OpenTelemetry exporter flush. */
+  flush?: () => Promise<unknown>;
 }
+
+/** Paths answered outside the A2T face: no server span, no drain refusal, no log line. */
+const OPERATIONAL_PATHS = new Set(['/livez', '/readyz', '/metrics']);
+
+/** After the drain deadline, how long aborted requests get to send their 503. */
+const ABORT_GRACE_MS = 500;
+/** Bounds on closing the backend pool and flushing telemetry at shutdown. */
+const CLIENT_CLOSE_MS = 500;
+const FLUSH_MS = 1000;
 
 /**
  * The composition root: compile the sculpts once, then wire catalog, engine,
- * cache and faces, and listen. Refuses to start when any sculpt has errors.
+ * cache, telemetry and faces, and listen. Refuses to start when any sculpt has errors.
  */
 export async function startGateway({
   settings,
   env = process.env,
   onInvocation,
+  log,
+  flush,
 }: GatewayOptions): Promise<Gateway> {
-  let catalog = new Catalog(await compileSculpts(settings.sculpts, env));
+  const logger: Logger | undefined = log?.logger;
+  const redactor = log?.redactor;
+  redactor?.add([...(settings.secretFromEnv ? [settings.secret] : []), ...urlPassword(settings.redisUrl)]);
+  const compile = async (): Promise<Catalog> => {
+    const tools = await compileSculpts(settings.sculpts, env);
+    redactor?.add(secretsOf(tools));
+    return new Catalog(tools);
+  };
+  let catalog = await compile();
   let draining = false;
 
-  const store = settings.redisUrl ? createRedisStore(settings.redisUrl) : createMemoryStore();
-  const client = createBackendClient();
-  const engine = createEngine({
-    sender: client,
-    cache: new StepCache(store, { secret: settings.secret }),
-    cacheSecret: settings.secret,
-    allowPrivateEgress: settings.allowPrivateEgress,
+  const store = settings.redisUrl
+    ? createRedisStore(settings.redisUrl, {
+        onError: (err) =>
+          logger?.warn({ event: 'cache_store_error', err: describeError(err) }, 'cache store error'),
+      })
+    : createMemoryStore();
+  const stepCache = new StepCache(store, { secret: settings.secret });
+  const metrics = createMetrics({
+    cacheStore: () => {
+      const {
+        hits,
+        misses,
+        errors,
+        timeouts,
+        skipped,
+        unavailable,
+        sets,
+        setErrors,
+        setsRejected,
+        breakerOpens,
+      } = store.stats();
+      return {
+        hits,
+        misses,
+        errors,
+        timeouts,
+        skipped,
+        unavailable,
+        sets,
+        setErrors,
+        setsRejected,
+        breakerOpens,
+      };
+    },
+    stepCache: () => ({ integrityViolations: stepCache.stats().integrityViolations }),
   });
+  const client = createBackendClient();
+  const drain = new AbortController();
+  const engine = instrumentEngine(
+    drainable(
+      createEngine({
+        sender: client,
+        cache: stepCache,
+        cacheSecret: settings.secret,
+        allowPrivateEgress: settings.allowPrivateEgress,
+      }),
+      drain.signal,
+    ),
+    { metrics, ...(logger ? { logger } : {}) },
+  );
+
+  const prefix = settings.prefix;
+  const routeOf = (path: string): string | undefined => {
+    if (!path.startsWith(prefix)) return undefined;
+    const match = matchRoute(path.slice(prefix.length));
+    return match ? `${prefix}${match.route.template}` : undefined;
+  };
 
   const app = new Hono();
+  app.use('*', async (c, next) => {
+    const path = new URL(c.req.url).pathname;
+    if (OPERATIONAL_PATHS.has(path)) return next();
+    await traceServerRequest(
+      { method: c.req.method, route: routeOf(path), headers: c.req.raw.headers },
+      async () => {
+        await next();
+        return c.res.status;
+      },
+    );
+  });
   // Liveness answers from the event loop alone; readiness never depends on
   // Redis or backends, so a shared outage cannot empty the pool (RELIABILITY J3/J4).
   app.get('/livez', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', (c) =>
     draining ? c.json({ status: 'draining' }, 503) : c.json({ status: 'ready', tools: catalog.size }),
+  );
+  app.get('/metrics', async (c) =>
+    c.body(await metrics.render(), 200, { 'content-type': metrics.contentType }),
   );
   app.use('*', async (c, next) => {
     if (draining)
@@ -72,7 +175,7 @@ export async function startGateway({
       catalog: () => catalog,
       engine,
       cursors: pageCursors(settings.secret),
-      prefix: settings.prefix,
+      prefix,
       ...(onInvocation ? { onInvocation } : {}),
     }),
   );
@@ -97,27 +200,116 @@ export async function startGateway({
     s.once('error', reject);
   });
   if ('maxHeadersCount' in server) server.maxHeadersCount = 100;
+
+  // Requests whose response is not finished yet: the drain waits for these.
+  let inFlight = 0;
+  let idle: (() => void) | undefined;
+  server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+    inFlight++;
+    res.once('close', () => {
+      inFlight--;
+      if (inFlight === 0) idle?.();
+    });
+  });
+  const settled = (ms: number): Promise<void> =>
+    inFlight === 0
+      ? Promise.resolve()
+      : new Promise((resolve) => {
+          const timer = setTimeout(done, ms);
+          function done() {
+            clearTimeout(timer);
+            idle = undefined;
+            resolve();
+          }
+          idle = done;
+        });
+
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  let closing: Promise<void> | undefined;
 
   return {
     url: `http://${host}:${address.port}`,
     catalog: () => catalog,
     async reload() {
-      catalog = new Catalog(await compileSculpts(settings.sculpts, env));
+      catalog = await compile();
       return catalog;
     },
     cache: store,
-    async close() {
-      draining = true;
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      if ('closeIdleConnections' in server) server.closeIdleConnections();
-      const timer = setTimeout(() => {
+    metrics,
+    get draining() {
+      return draining;
+    },
+    close() {
+      closing ??= (async () => {
+        draining = true;
+        const started = performance.now();
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        if ('closeIdleConnections' in server) server.closeIdleConnections();
+        await settled(settings.drainMs);
+        const aborted = inFlight;
+        if (aborted > 0) {
+          drain.abort(new SculptorError('gateway.draining', 'The gateway is shutting down; retry.'));
+          await settled(ABORT_GRACE_MS);
+        }
         if ('closeAllConnections' in server) server.closeAllConnections();
-      }, settings.drainMs);
-      await closed;
-      clearTimeout(timer);
-      await Promise.allSettled([client.close(), store.close()]);
+        await closed;
+        logger?.info(
+          { event: 'drained', drain_ms: Math.round(performance.now() - started), aborted },
+          'drained',
+        );
+        await Promise.allSettled([
+          within(client.close(), CLIENT_CLOSE_MS),
+          store.close(),
+          ...(flush ? [within(flush(), FLUSH_MS)] : []),
+        ]);
+      })();
+      return closing;
     },
   };
+}
+
+/**
+ * Lets the drain deadline end in-flight invocations: their backend calls are
+ * aborted and the caller gets 503 gateway.draining (retryable) rather than a
+ * reset connection.
+ */
+function drainable(engine: Engine, drain: AbortSignal): Engine {
+  return {
+    async invoke(tool, body, options = {}) {
+      const signal = options.signal ? AbortSignal.any([options.signal, drain]) : drain;
+      try {
+        return await engine.invoke(tool, body, { ...options, signal });
+      } catch (err) {
+        if (drain.aborted) {
+          throw new SculptorError('gateway.draining', 'The gateway is shutting down; retry.', { cause: err });
+        }
+        throw err;
+      }
+    },
+  };
+}
+
+/** Every credential value the compiled tools' backends hold, for the log redactor. */
+function secretsOf(tools: CompiledTool[]): string[] {
+  const seen = new Set<object>();
+  const values: string[] = [];
+  for (const tool of tools) {
+    for (const step of tool.steps) {
+      if (seen.has(step.backend)) continue;
+      seen.add(step.backend);
+      values.push(...backendSecrets(step.backend));
+    }
+  }
+  return values;
+}
+
+function within(promise: Promise<unknown>, ms: number): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise.catch(() => undefined),
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
 }

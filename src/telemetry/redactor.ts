@@ -1,0 +1,73 @@
+/**
+ * The last line of defence for logs (RELIABILITY I3, I7, G9): every log line
+ * is passed through `redact` before it is written, which replaces the values
+ * of known secrets (backend credentials, the server secret, the Redis
+ * password) and the userinfo of any URL. Code should not log secrets in the
+ * first place; this catches the case where an error message quotes one.
+ */
+export class Redactor {
+  readonly #secrets = new Set<string>();
+  #pattern: RegExp | undefined;
+
+  /** Registers values never to be written; values shorter than 6 characters are ignored (too common). */
+  add(values: Iterable<string>): void {
+    for (const value of values) {
+      if (typeof value !== 'string' || value.length < 6) continue;
+      this.#secrets.add(value);
+      // As it appears inside a JSON string, escapes and all.
+      this.#secrets.add(JSON.stringify(value).slice(1, -1));
+      // As it appears in a URL query or path.
+      this.#secrets.add(encodeURIComponent(value));
+    }
+    const sorted = [...this.#secrets].sort((a, b) => b.length - a.length).map(escapeRegExp);
+    this.#pattern = sorted.length > 0 ? new RegExp(sorted.join('|'), 'g') : undefined;
+  }
+
+  get size(): number {
+    return this.#secrets.size;
+  }
+
+  redact(text: string): string {
+    let out = text.replace(USERINFO, '$1REDACTED:REDACTED@');
+    if (this.#pattern) out = out.replace(this.#pattern, '[REDACTED]');
+    return out;
+  }
+}
+
+/** `scheme://user:password@` anywhere in a text. */
+const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@:"]*:[^\s/@"]*@/gi;
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Header names whose values are credentials (same rule as the backends loader). */
+const SENSITIVE_HEADER = /(authorization|cookie|api[-_]?key|token|secret|password|credential)/i;
+
+/** The secret values a backend configuration holds: credentials and sensitive static headers. */
+export function backendSecrets(backend: {
+  auth: ReadonlyArray<{ value: string }>;
+  headers: Readonly<Record<string, string>>;
+}): string[] {
+  const values = backend.auth.map((a) => a.value);
+  for (const [name, value] of Object.entries(backend.headers)) {
+    if (SENSITIVE_HEADER.test(name)) values.push(value);
+  }
+  // "Bearer xyz": the token alone may also show up somewhere.
+  for (const value of [...values]) {
+    const token = /^\S+\s+(\S{6,})$/.exec(value)?.[1];
+    if (token) values.push(token);
+  }
+  return values;
+}
+
+/** The password of a redis://user:password@host URL, if any. */
+export function urlPassword(url: string | undefined): string[] {
+  if (!url) return [];
+  try {
+    const { password } = new URL(url);
+    return password ? [decodeURIComponent(password)] : [];
+  } catch {
+    return [];
+  }
+}

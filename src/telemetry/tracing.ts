@@ -1,0 +1,177 @@
+/**
+ * Spans for invocations and steps, written against @opentelemetry/api only:
+ * without an SDK (tracing off) every call here is a cheap no-op.
+ *
+ * What may go into an attribute (RELIABILITY I3–I5): names, ids, templates,
+ * counts, status codes and error codes. Never a value the LLM supplied, a
+ * body, a header, a credential or an error message (messages can quote
+ * inputs, e.g. a declared tool error "No place called {{city}}").
+ */
+import {
+  type Context,
+  context,
+  createContextKey,
+  type Span,
+  SpanStatusCode,
+  trace,
+} from '@opentelemetry/api';
+import { redactUrl } from '../http/redact-url.ts';
+
+export const TRACER_NAME = 'sculptor';
+
+export function tracer() {
+  return trace.getTracer(TRACER_NAME);
+}
+
+/** Attribute names: OpenTelemetry semantic conventions where one exists, `sculptor.*` otherwise. */
+export const ATTR = {
+  genAiOperationName: 'gen_ai.operation.name',
+  genAiToolName: 'gen_ai.tool.name',
+  genAiToolCallId: 'gen_ai.tool.call.id',
+  genAiToolType: 'gen_ai.tool.type',
+  errorType: 'error.type',
+  httpStatus: 'http.response.status_code',
+  toolId: 'sculptor.tool.id',
+  toolVersion: 'sculptor.tool.version',
+  outcome: 'sculptor.outcome',
+  stepId: 'sculptor.step.id',
+  stepOutcome: 'sculptor.step.outcome',
+  backend: 'sculptor.backend',
+  operation: 'sculptor.operation',
+  operationId: 'sculptor.operation.id',
+  cache: 'sculptor.cache',
+  stepCount: 'sculptor.steps',
+  cacheHits: 'sculptor.cache.hits',
+  urlTemplate: 'url.template',
+} as const;
+
+/** What the HTTP client span of a backend call may say about the URL. */
+export interface BackendCall {
+  backend: string;
+  /** Redacted base URL and the operation's path template, e.g. https://api.weather.gov/points/{point}. */
+  urlTemplate: string;
+}
+
+const BACKEND_CALL = createContextKey('sculptor.backend_call');
+
+/** The backend call the active context is making, set by traceStep for the HTTP client instrumentation. */
+export function backendCallOf(ctx: Context = context.active()): BackendCall | undefined {
+  return ctx.getValue(BACKEND_CALL) as BackendCall | undefined;
+}
+
+/** `https://user:pw@h/base/` + `/pets/{id}` → `https://REDACTED:REDACTED@h/base/pets/{id}`, no query or fragment. */
+export function backendUrlTemplate(baseUrl: string, pathTemplate: string): string {
+  const redacted = redactUrl(baseUrl);
+  if (redacted.startsWith('[')) return redacted;
+  const url = new URL(redacted);
+  url.search = '';
+  url.hash = '';
+  return `${url.href.replace(/\/+$/, '')}${pathTemplate}`;
+}
+
+/** `?city=Paris&key=s3cr3t` → `?city=REDACTED&key=REDACTED`: names kept, every value hidden. */
+export function redactQueryValues(search: string): string {
+  if (search === '' || search === '?') return '';
+  const pairs = search
+    .replace(/^\?/, '')
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      return eq < 0 ? pair : `${pair.slice(0, eq)}=REDACTED`;
+    });
+  return `?${pairs.join('&')}`;
+}
+
+export interface StepDescription {
+  id: string;
+  backend: string;
+  /** How the sculpt names the operation (an operationId, or `GET /path/{p}`). */
+  operation: string;
+  /** The OpenAPI operationId, when the operation has one. */
+  operationId?: string;
+  urlTemplate: string;
+}
+
+/** Read when the step ends: the engine's StepReport satisfies it. */
+export interface StepResult {
+  outcome: string;
+  cache: string;
+  status?: number;
+  errorCode?: string;
+}
+
+/**
+ * Runs one step inside its own span, a child of the invocation span, and
+ * makes the backend call's URL template available to the HTTP client span.
+ */
+export function traceStep<T>(step: StepDescription, result: StepResult, run: () => Promise<T>): Promise<T> {
+  const call: BackendCall = { backend: step.backend, urlTemplate: step.urlTemplate };
+  const ctx = context.active().setValue(BACKEND_CALL, call);
+  return tracer().startActiveSpan(
+    `step ${step.id}`,
+    {
+      attributes: {
+        [ATTR.stepId]: step.id,
+        [ATTR.backend]: step.backend,
+        [ATTR.operation]: step.operation,
+        ...(step.operationId ? { [ATTR.operationId]: step.operationId } : {}),
+        [ATTR.urlTemplate]: step.urlTemplate,
+      },
+    },
+    ctx,
+    async (span) => {
+      try {
+        return await run();
+      } finally {
+        endStep(span, result);
+      }
+    },
+  );
+}
+
+function endStep(span: Span, result: StepResult): void {
+  span.setAttribute(ATTR.stepOutcome, result.outcome);
+  span.setAttribute(ATTR.cache, result.cache);
+  if (result.status !== undefined) span.setAttribute(ATTR.httpStatus, result.status);
+  if (result.errorCode !== undefined) {
+    span.setAttribute(ATTR.errorType, result.errorCode);
+    span.setStatus({ code: SpanStatusCode.ERROR });
+  }
+  span.end();
+}
+
+/** trace_id and span_id of the active span, for log lines; empty when there is none. */
+export function activeTraceIds(): { trace_id?: string; span_id?: string } {
+  const span = trace.getSpan(context.active());
+  if (!span) return {};
+  const spanContext = span.spanContext();
+  if (!trace.isSpanContextValid(spanContext)) return {};
+  return { trace_id: spanContext.traceId, span_id: spanContext.spanId };
+}
+
+/**
+ * Attributes for the HTTP client span of a backend call, replacing what the
+ * undici instrumentation would record from the real URL: the path (which
+ * holds values the LLM chose) becomes the operation's template, and every
+ * query value (LLM values, credentials sent `in: query`) becomes REDACTED.
+ * The User-Agent is not recorded (no header is, RELIABILITY I4).
+ */
+export function backendClientAttributes(request: { origin: string; path: string }): Record<string, unknown> {
+  let query = '';
+  let origin: string;
+  try {
+    const url = new URL(request.path, request.origin);
+    query = redactQueryValues(url.search);
+    origin = url.origin;
+  } catch {
+    origin = '[unparseable URL]';
+  }
+  const call = backendCallOf();
+  return {
+    'url.full': `${call?.urlTemplate ?? `${origin}/REDACTED`}${query}`,
+    'url.path': undefined,
+    'url.query': undefined,
+    'user_agent.original': undefined,
+    ...(call ? { [ATTR.urlTemplate]: call.urlTemplate, [ATTR.backend]: call.backend } : {}),
+  };
+}

@@ -7,6 +7,7 @@ import type { YamlPath } from '../sculpt/yaml-source.ts';
 import type { CompiledBackend } from './compile-backends.ts';
 import { type CompiledExpression, compileExpression, literalObjectKeys } from './compile-expression.ts';
 import { parseDuration } from './parse-duration.ts';
+import { type ToolEffects, toolEffects } from './tool-effects.ts';
 import { buildSignature, type ToolSignature } from './tool-signature.ts';
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -46,6 +47,10 @@ export interface CompiledTool {
   steps: CompiledStep[];
   output: CompiledExpression;
   timeoutMs: number;
+  /** The sculpt it was compiled from: declarations and source positions (designer tooling, lint). */
+  sculpt: SculptSpec;
+  /** What invoking it does (read-only, destructive…), for exports; not part of the A2T signature. */
+  effects: ToolEffects;
 }
 
 /** Compiles one sculpt; returns the tool, or every error found in it. */
@@ -183,6 +188,14 @@ export function compileTool(
       steps,
       output,
       timeoutMs,
+      sculpt,
+      effects: toolEffects(
+        steps.map((s) => ({
+          method: s.operation.method,
+          idempotent: doc.steps.find((d) => d.id === s.id)?.idempotent,
+        })),
+        doc.effects,
+      ),
     },
     errors,
   };

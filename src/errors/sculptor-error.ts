@@ -59,6 +59,34 @@ export const CODES = {
     title: 'Regular expression can backtrack catastrophically',
   },
 
+  // --- lint: designer checks (`sculptor check`); warnings unless noted ------
+  'lint.programmatic_input': { status: 500, retryable: false, title: 'Input looks programmatic' },
+  'lint.whole_object_output': {
+    status: 500,
+    retryable: false,
+    title: 'Output returns a whole backend object',
+  },
+  'lint.unused_input': { status: 500, retryable: false, title: 'Input never used' },
+  'lint.unbounded_sort': { status: 500, retryable: false, title: '$sort on an unbounded array' },
+  'lint.optional_first_version': {
+    status: 500,
+    retryable: false,
+    title: 'Optional input on a first version',
+  },
+  'lint.description_when': {
+    status: 500,
+    retryable: false,
+    title: 'Description does not say when to use the tool',
+  },
+  'lint.effects_mismatch': { status: 500, retryable: false, title: 'Declared effects contradict the steps' },
+  'lint.provider_name': { status: 500, retryable: false, title: 'Tool name too long for provider exports' },
+  /** Error level: a published (locked) version's signature changed. */
+  'lint.signature_drift': { status: 500, retryable: false, title: 'Published signature changed' },
+  /** Error level: a published (locked) version is gone. */
+  'lint.version_removed': { status: 500, retryable: false, title: 'Published version removed' },
+  /** Error level: sculptor.lock.json cannot be read. */
+  'lint.lock_file': { status: 500, retryable: false, title: 'Lock file unreadable' },
+
   // --- request: what a caller sent, before any tool runs --------------------
   'request.not_found': { status: 404, retryable: false, title: 'Not found' },
   'request.method_not_allowed': { status: 405, retryable: false, title: 'Method not allowed' },

@@ -13,6 +13,14 @@ export interface SculptDocument {
   outputs: Record<string, OutputDeclaration>;
   steps: StepDeclaration[];
   output: string;
+  /** Overrides of the effects derived from the steps' HTTP methods (see compile/tool-effects.ts). */
+  effects?: {
+    readOnly?: boolean;
+    idempotent?: boolean;
+    destructive?: boolean;
+    reversible?: boolean;
+    billable?: boolean;
+  };
 }
 
 export interface InputDeclaration {

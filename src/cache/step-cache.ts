@@ -32,6 +32,8 @@ export interface LoadResult<T> {
   value: T;
   /** Whether this answer may be stored (e.g. false for 5xx, partial, no-store: E3). */
   cacheable: boolean;
+  /** Keeps this answer for this long instead of the `ttlMs` asked for, e.g. a short negative TTL (E4). */
+  ttlMs?: number;
 }
 
 export interface StepCacheStats {
@@ -169,7 +171,7 @@ export class StepCache {
       this.#counters.loadFailures++;
       throw err;
     }
-    if (result.cacheable) this.#write(key, ttlMs, result.value);
+    if (result.cacheable) this.#write(key, result.ttlMs ?? ttlMs, result.value);
     else this.#counters.uncacheable++;
     return { value: result.value, outcome: 'miss' };
   }

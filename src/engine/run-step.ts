@@ -36,6 +36,12 @@ export interface StepReport {
   errorCode?: string;
 }
 
+/**
+ * How long a cached step keeps an answer its sculpt calls empty (`on: empty`,
+ * e.g. no such city): a negative answer is kept briefly (RELIABILITY E4).
+ */
+export const NEGATIVE_TTL_MS = 30_000;
+
 /** What a cached step keeps: the backend's answer, before any projection. */
 interface StoredAnswer {
   status: number;
@@ -66,22 +72,27 @@ export async function runStep(step: CompiledStep, ctx: StepContext, report: Step
   };
 
   let answer: StoredAnswer;
-  if (step.cache && ctx.cache) {
+  const stepCache = step.cache;
+  if (stepCache && ctx.cache) {
     const key = cacheKey(
       {
         method: request.method,
         url: request.url,
         ...(request.body !== undefined ? { body: request.body } : {}),
         varyHeaders: request.headers,
-        scope: step.cache.scope,
+        scope: stepCache.scope,
         credentialId: step.backend.credentialId,
       },
       ctx.cacheSecret,
     );
-    const cached = await ctx.cache.getOrLoad(key, step.cache.ttlMs, async () => {
+    const cached = await ctx.cache.getOrLoad(key, stepCache.ttlMs, async () => {
       const value = await send();
       // Only definitive, successful answers are kept (RELIABILITY E3).
-      return { value, cacheable: value.status >= 200 && value.status < 300 && value.body !== undefined };
+      const cacheable = value.status >= 200 && value.status < 300 && value.body !== undefined;
+      if (cacheable && (await projectsEmpty(step, value.body, bindings))) {
+        return { value, cacheable, ttlMs: Math.min(NEGATIVE_TTL_MS, stepCache.ttlMs) };
+      }
+      return { value, cacheable };
     });
     answer = cached.value;
     report.cache = cached.outcome;
@@ -199,6 +210,20 @@ async function evaluate(
     throw new SculptorError('projection.failed', `Step '${step.id}' ${field} failed (JSONata ${code}).`, {
       cause: err,
     });
+  }
+}
+
+/** Whether a step that maps `empty` to a tool error would find this answer empty. */
+async function projectsEmpty(
+  step: CompiledStep,
+  body: unknown,
+  bindings: Record<string, unknown>,
+): Promise<boolean> {
+  if (!step.on.has('empty')) return false;
+  try {
+    return isEmpty(step.result ? await step.result.evaluate(body, bindings) : body);
+  } catch {
+    return false; // the same projection fails again after the cache, and is reported there
   }
 }
 

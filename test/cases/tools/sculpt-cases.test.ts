@@ -1,0 +1,119 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toolIdFor } from '../../../src/compile/tool-signature.ts';
+import { CODES, type ErrorCode } from '../../../src/errors/sculptor-error.ts';
+import { loadRecordings, startReplayServer } from '../../../src/replay/index.ts';
+import {
+  type ActualOutcome,
+  checkCase,
+  findSculptsFolder,
+  findSculptTestFiles,
+  formatSculptTestRun,
+  invocationBody,
+  loadSculptTestFile,
+  replayEnv,
+  runSculptTests,
+  type SculptTestCase,
+  type SculptTestFile,
+  type SculptTestRun,
+} from '../../../src/testing/index.ts';
+import { invoke, startTestGateway } from '../../support/start-test-gateway.ts';
+
+// Every sculpt test file of the project (the samples in sculpts/ and the chain cases here),
+// run twice: through the engine by runSculptTests, and through the real A2T face over HTTP,
+// a gateway pointed at the same recordings by environment, as an operator would do it.
+
+const ROOTS = ['sculpts', 'test/cases/tools'];
+const files = await findSculptTestFiles(ROOTS);
+const loaded = await Promise.all(files.map((f) => loadSculptTestFile(f)));
+const tests = loaded.map((l) => l.test).filter((t): t is SculptTestFile => t !== undefined);
+const rel = (file: string) => path.relative(process.cwd(), file);
+
+it('finds every sculpt test file, and each one loads', () => {
+  expect(files.map(rel)).toEqual(
+    expect.arrayContaining([
+      'sculpts/weather/lookup_weather_by_city.test.yaml',
+      'test/cases/tools/shop/list_open_order_products.test.yaml',
+    ]),
+  );
+  expect(loaded.flatMap((l) => l.errors.map((e) => e.format()))).toEqual([]);
+  expect(tests.flatMap((t) => t.cases).length).toBeGreaterThanOrEqual(9);
+});
+
+describe('through the engine (runSculptTests)', () => {
+  let run: SculptTestRun;
+  beforeAll(async () => {
+    run = await runSculptTests(ROOTS);
+  });
+
+  it('runs every file and every case', () => {
+    expect(run.totals.files).toBe(files.length);
+    expect(run.totals.cases).toBe(tests.flatMap((t) => t.cases).length);
+    expect(run.files.flatMap((f) => f.errors.map((e) => e.format()))).toEqual([]);
+  });
+
+  for (const test of tests) {
+    for (const [i, testCase] of test.cases.entries()) {
+      it(`${rel(test.file)}: ${testCase.name}`, () => {
+        const result = run.files.find((f) => f.file === test.file)?.cases[i];
+        expect(result?.name).toBe(testCase.name);
+        expect(result?.failures, formatSculptTestRun(run)).toEqual([]);
+        expect(result?.passed).toBe(true);
+      });
+    }
+  }
+});
+
+describe('through the A2T face over HTTP (a gateway pointed at a replay server)', () => {
+  for (const test of tests) {
+    describe(rel(test.file), () => {
+      let replay: Awaited<ReturnType<typeof startReplayServer>>;
+      let sculpts: string;
+      let env: Record<string, string>;
+      beforeAll(async () => {
+        sculpts = test.sculpts ?? (await findSculptsFolder(test.file))!;
+        replay = await startReplayServer(await loadRecordings(test.recordings));
+        env = await replayEnv(sculpts, replay.url);
+      });
+      afterAll(async () => {
+        await replay?.close();
+      });
+
+      for (const testCase of test.cases) {
+        it(testCase.name, async () => {
+          // A gateway per case: its step cache must not carry one case's answers into the next.
+          const gateway = await startTestGateway(sculpts, env);
+          try {
+            const before = replay.requests.length;
+            const { status, actual } = await invokeThroughFace(gateway.url, test, testCase);
+            const calls = replay.requests.slice(before);
+            expect(checkCase(testCase, actual, calls)).toEqual([]);
+            const expected = 'error' in testCase.expect ? CODES[testCase.expect.error as ErrorCode].status : 200;
+            expect(status).toBe(expected);
+          } finally {
+            await gateway.close();
+          }
+        });
+      }
+    });
+  }
+});
+
+async function invokeThroughFace(
+  gatewayUrl: string,
+  test: SculptTestFile,
+  testCase: SculptTestCase,
+): Promise<{ status: number; actual: ActualOutcome }> {
+  const version = testCase.version ?? test.version;
+  const id = toolIdFor(test.tool);
+  const route = version === undefined ? `/tools/${id}:invoke` : `/tools/${id}/versions/${version}:invoke`;
+  const res = await invoke(gatewayUrl, route, invocationBody(test.tool, testCase.inputs));
+  if (res.status === 200) {
+    const outputs = res.body.output_parameters as Array<{ name: string; value: unknown }>;
+    return { status: res.status, actual: { outputs: Object.fromEntries(outputs.map((p) => [p.name, p.value])) } };
+  }
+  return {
+    status: res.status,
+    actual: { error: { code: String(res.body.code), message: String(res.body.detail) } },
+  };
+}

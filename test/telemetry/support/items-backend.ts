@@ -31,7 +31,7 @@ export function itemIdFor(name: string): number {
 
 /**
  * The loopback backend of the telemetry and lifecycle tests (test/telemetry/fixtures/sculpts):
- * /items?name= → one item, /items/{id} → its details, /slow?ms= → answers after ms,
+ * /items?name= → one item (none for names starting with "none"), /items/{id} → its details, /slow?ms= → answers after ms,
  * /fail → 500 with a body naming the canary.
  */
 export async function startItemsBackend(options: ItemsBackendOptions = {}): Promise<ItemsBackend> {
@@ -52,7 +52,8 @@ export async function startItemsBackend(options: ItemsBackendOptions = {}): Prom
     };
     if (url.pathname === '/items') {
       const name = url.searchParams.get('name') ?? '';
-      return json(200, { items: [{ id: itemIdFor(name), name }] });
+      // "none…" finds nothing: the sculpt's declared `empty` error.
+      return json(200, { items: name.startsWith('none') ? [] : [{ id: itemIdFor(name), name }] });
     }
     const item = /^\/items\/(\d+)$/.exec(url.pathname);
     if (item) return json(200, { id: Number(item[1]), label: `Item ${item[1]}` });

@@ -241,7 +241,10 @@ async function runCase(
     durationMs: 0,
   };
   if (!tool) {
-    const known = tools.map((t) => t.signature.version).join(', ');
+    const known = tools
+      .map((t) => t.signature.version)
+      .sort((a, b) => a - b)
+      .join(', ');
     result.failures.push({
       kind: 'setup',
       message: `${test.tool} has no version ${wanted} (it has ${known}).`,

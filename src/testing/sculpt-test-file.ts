@@ -82,8 +82,11 @@ export async function loadSculptTestFile(
   if (!parsed.source) return { errors: parsed.errors };
   const source = parsed.source;
   if (!validate(source.value)) {
-    const errors = schemaErrors(validate.errors ?? []);
-    return { errors: errors.map(({ at, message }) => schemaError(source, at, message)) };
+    const errors = schemaErrors(validate.errors ?? []).map(({ at, key, message }) =>
+      // An unknown property is shown at its key, anything else at its value.
+      new SculptorError('load.schema', message, { at: key ? source.keyAt([...at, key]) : source.at(at) }),
+    );
+    return { errors: errors.sort((a, b) => a.at!.line - b.at!.line || a.at!.column - b.at!.column) };
   }
   const raw = source.value as unknown as RawTestFile;
   const dir = path.dirname(absolute);
@@ -107,18 +110,17 @@ export async function loadSculptTestFile(
   };
 }
 
-function schemaError(
-  source: { at(path: Array<string | number>): SourcePosition },
-  at: Array<string | number>,
-  message: string,
-): SculptorError {
-  return new SculptorError('load.schema', message, { at: source.at(at) });
+/** ajv errors a test author can act on: one per place, no `oneOf` branch noise. */
+interface SchemaProblem {
+  at: Array<string | number>;
+  /** The offending property name, for problems about a key. */
+  key?: string;
+  message: string;
 }
 
-/** ajv errors a test author can act on: one per place, no `oneOf` branch noise. */
-function schemaErrors(errors: ErrorObject[]): Array<{ at: Array<string | number>; message: string }> {
+function schemaErrors(errors: ErrorObject[]): SchemaProblem[] {
   const seen = new Set<string>();
-  const out: Array<{ at: Array<string | number>; message: string }> = [];
+  const out: SchemaProblem[] = [];
   for (const e of errors) {
     const at = e.instancePath
       .split('/')
@@ -127,6 +129,7 @@ function schemaErrors(errors: ErrorObject[]): Array<{ at: Array<string | number>
       .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
     const where = at.length > 0 ? `'${at.join('.')}'` : 'the file';
     let message: string;
+    let key: string | undefined;
     if (e.keyword === 'oneOf' || e.keyword === 'not') {
       if (!e.instancePath.endsWith('/expect')) continue;
       message = `${where} must have either outputs, or error (and optionally message).`;
@@ -134,14 +137,15 @@ function schemaErrors(errors: ErrorObject[]): Array<{ at: Array<string | number>
       if (e.instancePath.endsWith('/expect')) continue; // reported by the oneOf message
       message = `Missing property '${String(e.params.missingProperty)}' in ${where}.`;
     } else if (e.keyword === 'additionalProperties') {
-      message = `Unknown property '${String(e.params.additionalProperty)}' in ${where}.`;
+      key = String(e.params.additionalProperty);
+      message = `Unknown property '${key}' in ${where}.`;
     } else {
       message = `${where} ${e.message ?? 'is invalid'}.`;
     }
-    const key = `${e.instancePath}|${message}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push({ at, message });
+    const id = `${e.instancePath}|${message}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    out.push({ at, ...(key !== undefined ? { key } : {}), message });
   }
   return out;
 }

@@ -1,0 +1,94 @@
+/**
+ * The bench backend: a small, fast node:http server answering the three
+ * operations of bench/sculpts/openapi/bench-backend.openapi.yaml with recorded
+ * bodies (bench/fixtures), held in memory as bytes. It does as little as a
+ * server can, so what is measured behind it is the caller.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { failStart, serveUntilStopped } from './child.ts';
+
+interface Answer {
+  body: Buffer;
+  headers: Record<string, string>;
+}
+
+function answer(fixture: string, contentType: string): Answer {
+  const body = readFileSync(new URL(`fixtures/${fixture}`, import.meta.url));
+  return {
+    body,
+    headers: {
+      'content-type': contentType,
+      'content-length': String(body.length),
+      'cache-control': 'public, max-age=900',
+    },
+  };
+}
+
+const FORECAST = answer('nws-forecast-okx.json', 'application/geo+json');
+const POINT = answer('nws-point-nyc.json', 'application/geo+json');
+const SEARCH = answer('open-meteo-search-new-york.json', 'application/json; charset=utf-8');
+const NOT_FOUND = {
+  body: Buffer.from('{"title":"Not Found","status":404}'),
+  headers: { 'content-type': 'application/problem+json', 'content-length': '34' },
+};
+
+function route(url: string): Answer {
+  if (url.startsWith('/gridpoints/') && url.endsWith('/forecast')) return FORECAST;
+  if (url.startsWith('/points/')) return POINT;
+  if (url.startsWith('/v1/search?')) return SEARCH;
+  return NOT_FOUND;
+}
+
+export function handle(req: IncomingMessage, res: ServerResponse): void {
+  const found = route(req.url ?? '/');
+  res.writeHead(found === NOT_FOUND ? 404 : 200, found.headers);
+  res.end(found.body);
+}
+
+/**
+ * A loopback OTLP/HTTP sink for the telemetry scenarios: takes every export
+ * (traces, metrics, logs; protobuf or JSON), counts it and answers 200 with
+ * an empty protobuf message, as a collector does when it accepts everything.
+ */
+let exports = 0;
+let exportedBytes = 0;
+function sink(req: IncomingMessage, res: ServerResponse): void {
+  req.on('data', (chunk: Buffer) => {
+    exportedBytes += chunk.length;
+  });
+  req.on('end', () => {
+    exports++;
+    res.writeHead(200, { 'content-type': 'application/x-protobuf', 'content-length': '0' });
+    res.end();
+  });
+}
+
+async function listen(handler: typeof handle): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = createServer({ keepAliveTimeout: 60_000 }, handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const backend = await listen(handle);
+  const otlp = await listen(sink);
+  process.on('message', (message: unknown) => {
+    if ((message as { type?: string }).type === 'otlp-stats') {
+      process.send?.({ type: 'otlp-stats', exports, bytes: exportedBytes });
+    }
+  });
+  serveUntilStopped({ url: backend.url, otlpUrl: otlp.url }, async () => {
+    await Promise.all([backend.close(), otlp.close()]);
+  });
+}
+
+if (import.meta.main) main().catch(failStart);

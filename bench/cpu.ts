@@ -1,0 +1,92 @@
+/**
+ * CPU accounting from /proc (Linux): the CPU time a process has used, and
+ * the machine's, so a round can report the server's CPU per request (a
+ * figure that other load on the machine disturbs much less than req/s) and
+ * how much CPU other processes took meanwhile. Elsewhere every figure is
+ * undefined and the table shows a dash.
+ */
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+
+const TICKS_PER_SECOND = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+const MS_PER_TICK = 1000 / TICKS_PER_SECOND;
+
+/** User + system CPU milliseconds of a process, all its threads, so far. */
+export function processCpuMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces) start at `state`: utime is the 12th, stime the 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * MS_PER_TICK;
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU milliseconds the whole machine spent in user and system mode so far (interrupts excluded). */
+export function machineCpuMs(): number | undefined {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!;
+    const [user, nice, system] = line.split(/\s+/).slice(1, 4).map(Number) as [number, number, number];
+    return (user + nice + system) * MS_PER_TICK;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Processes by command name (e.g. the Redis server the cached chain uses), to count as part of the bench. */
+export function pidsNamed(name: string): number[] {
+  try {
+    return readdirSync('/proc')
+      .filter((entry) => /^\d+$/.test(entry))
+      .filter((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === name;
+        } catch {
+          return false;
+        }
+      })
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+export interface CpuSnapshot {
+  at: number;
+  machine: number | undefined;
+  byPid: Map<number, number | undefined>;
+}
+
+export function snapshot(pids: number[]): CpuSnapshot {
+  return {
+    at: performance.now(),
+    machine: machineCpuMs(),
+    byPid: new Map(pids.map((pid) => [pid, processCpuMs(pid)])),
+  };
+}
+
+/** CPU ms a process used between two snapshots. */
+export function usedMs(before: CpuSnapshot, after: CpuSnapshot, pid: number): number | undefined {
+  const a = before.byPid.get(pid);
+  const b = after.byPid.get(pid);
+  return a === undefined || b === undefined ? undefined : b - a;
+}
+
+/**
+ * Cores' worth of CPU that processes outside `ours` used between two
+ * snapshots: other people's builds and tests on a shared machine.
+ */
+export function foreignCores(before: CpuSnapshot, after: CpuSnapshot, ours: number[]): number | undefined {
+  if (before.machine === undefined || after.machine === undefined) return undefined;
+  let mine = 0;
+  for (const pid of ours) mine += usedMs(before, after, pid) ?? 0;
+  const wall = after.at - before.at;
+  return Math.max(0, after.machine - before.machine - mine) / wall;
+}

@@ -1,0 +1,161 @@
+/**
+ * `npm run bench -- --profile <target>`: one server under load with
+ * `node --cpu-prof`, then where its CPU went: the top functions by self time
+ * and self time grouped by area (a package, a src/ folder, Node internals,
+ * GC). Targets: `sculptor` (the single-operation sculpt), `hand` (the
+ * hand-written handler), `chain`, `chain_cached`.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { toolIdFor } from '../src/compile/tool-signature.ts';
+import { type Child, startChild } from './child.ts';
+import { BENCH_SCULPTS, chainBody, FORECAST_BODY, HAND_WRITTEN_PATH, JSON_POST } from './invocations.ts';
+import type { LoadResult, LoadSpec } from './load.ts';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
+  children?: number[];
+}
+interface CpuProfile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+  startTime: number;
+  endTime: number;
+}
+
+export interface ProfileSummary {
+  totalMs: number;
+  /** Milliseconds not idle. */
+  busyMs: number;
+  functions: Array<{ name: string; where: string; area: string; selfMs: number }>;
+  areas: Array<{ area: string; selfMs: number }>;
+}
+
+const ROOT = path.resolve(new URL('..', import.meta.url).pathname);
+
+/** The area a frame belongs to: a package, a src/ or bench/ folder, node internals or a VM pseudo-frame. */
+export function areaOf(url: string, functionName: string): string {
+  if (url === '') return functionName.startsWith('(') ? functionName : '(native)';
+  if (url.startsWith('node:')) return 'node: internals';
+  const file = url.startsWith('file://') ? new URL(url).pathname : url;
+  const nm = file.lastIndexOf('/node_modules/');
+  if (nm >= 0) {
+    const rest = file.slice(nm + '/node_modules/'.length).split('/');
+    return rest[0]!.startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]!;
+  }
+  const rel = path.relative(ROOT, file);
+  if (!rel.startsWith('..')) {
+    const parts = rel.split(path.sep);
+    return parts.length > 2 ? `${parts[0]}/${parts[1]}` : parts[0]!;
+  }
+  return file;
+}
+
+export function summarize(profile: CpuProfile, top = 25): ProfileSummary {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map<number, number>();
+  profile.samples.forEach((id, i) => {
+    self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  });
+  const functions = new Map<string, { name: string; where: string; area: string; selfMs: number }>();
+  const areas = new Map<string, number>();
+  let totalUs = 0;
+  let idleUs = 0;
+  for (const [id, us] of self) {
+    const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
+    totalUs += us;
+    if (functionName === '(idle)') idleUs += us;
+    const area = areaOf(url, functionName);
+    areas.set(area, (areas.get(area) ?? 0) + us);
+    const file = url.startsWith('file://') ? path.relative(ROOT, new URL(url).pathname) : url;
+    const where = url ? `${file}:${lineNumber + 1}` : '';
+    const key = `${functionName}@${where}`;
+    const entry = functions.get(key) ?? { name: functionName || '(anonymous)', where, area, selfMs: 0 };
+    entry.selfMs += us / 1000;
+    functions.set(key, entry);
+  }
+  return {
+    totalMs: totalUs / 1000,
+    busyMs: (totalUs - idleUs) / 1000,
+    functions: [...functions.values()]
+      .filter((f) => f.name !== '(idle)')
+      .sort((a, b) => b.selfMs - a.selfMs)
+      .slice(0, top),
+    areas: [...areas.entries()]
+      .filter(([area]) => area !== '(idle)')
+      .map(([area, us]) => ({ area, selfMs: us / 1000 }))
+      .sort((a, b) => b.selfMs - a.selfMs),
+  };
+}
+
+export function formatSummary(summary: ProfileSummary, requests: number): string {
+  const pct = (ms: number) => `${((100 * ms) / summary.busyMs).toFixed(1)}%`;
+  const perReq = (ms: number) => `${((1000 * ms) / requests).toFixed(1)}`;
+  const lines = [
+    `CPU busy ${summary.busyMs.toFixed(0)} ms for ${requests} requests: ${perReq(summary.busyMs)} µs of CPU per request.`,
+    '',
+    '| Area | self ms | share of busy | µs/request |',
+    '|---|---:|---:|---:|',
+    ...summary.areas.map(
+      (a) => `| ${a.area} | ${a.selfMs.toFixed(0)} | ${pct(a.selfMs)} | ${perReq(a.selfMs)} |`,
+    ),
+    '',
+    '| Function (self time) | where | area | self ms | share |',
+    '|---|---|---|---:|---:|',
+    ...summary.functions.map(
+      (f) => `| ${f.name} | ${f.where} | ${f.area} | ${f.selfMs.toFixed(0)} | ${pct(f.selfMs)} |`,
+    ),
+  ];
+  return lines.join('\n');
+}
+
+export async function profileTarget(
+  target: string,
+  options: { durationSec: number; warmupSec: number; connections: number; dir: string },
+  runLoad: (spec: LoadSpec) => Promise<LoadResult>,
+  backendUrl: string,
+): Promise<string> {
+  const env = {
+    BENCH_BACKEND_URL: backendUrl,
+    SCULPTOR_SECRET: 'bench-profile-secret-0123456789',
+    REDIS_URL: process.env.REDIS_URL || 'redis://127.0.0.1:6379',
+  };
+  const profileDir = path.join(options.dir, target);
+  const execArgv = ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
+  let server: Child;
+  let spec: LoadSpec;
+  const common = { connections: options.connections, durationSec: options.durationSec };
+  if (target === 'hand') {
+    server = await startChild('hand-written.ts', { env, execArgv });
+    spec = { ...common, ...JSON_POST, url: `${server.ready.url}${HAND_WRITTEN_PATH}`, body: FORECAST_BODY };
+  } else {
+    const tool = { sculptor: 'bench_forecast', chain: 'bench_chain', chain_cached: 'bench_chain_cached' }[
+      target
+    ];
+    if (!tool) throw new Error(`Unknown profile target '${target}' (sculptor, hand, chain, chain_cached).`);
+    server = await startChild('sculptor.ts', {
+      args: [BENCH_SCULPTS],
+      env,
+      execArgv,
+    });
+    const body = tool === 'bench_forecast' ? FORECAST_BODY : chainBody(tool);
+    spec = { ...common, ...JSON_POST, url: `${server.ready.url}/tools/${toolIdFor(tool)}:invoke`, body };
+  }
+  // The warm-up is profiled too: a profile cannot start late. It is short next to the measured part.
+  await runLoad({ ...spec, durationSec: options.warmupSec });
+  const result = await runLoad(spec);
+  await server.stop();
+  const files = (await readdir(profileDir)).filter((f) => f.endsWith('.cpuprofile'));
+  if (files.length !== 1) throw new Error(`Expected one profile in ${profileDir}, found ${files.length}.`);
+  const file = path.join(profileDir, files[0]!);
+  const profile = JSON.parse(await readFile(file, 'utf8')) as CpuProfile;
+  const summary = summarize(profile);
+  return [
+    `### ${target}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms under the profiler (${options.connections} connections, ${options.durationSec} s after ${options.warmupSec} s warm-up)`,
+    `Profile: ${file}`,
+    '',
+    formatSummary(summary, result.requests + Math.round(result.rps * options.warmupSec)),
+  ].join('\n');
+}

@@ -1,0 +1,665 @@
+/**
+ * `npm run bench`: Sculptor against a hand-written handler, side by side, in
+ * one run on this machine. See docs/PERFORMANCE.md for the method.
+ *
+ * Every server runs in a child process of its own and autocannon in another,
+ * so no two of them share an event loop. Each load scenario gets a warm-up,
+ * then `rounds` rounds of `duration` seconds, the scenarios interleaved
+ * within each round (so a slow minute of the machine hits them all); the
+ * table shows the median of the rounds.
+ *
+ *   npm run bench [-- --rounds 3 --duration 6 --warmup 3 --connections 8 --quick]
+ */
+import { type ChildProcess, execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { toolIdFor } from '../src/compile/tool-signature.ts';
+import { type Child, type ReadyMessage, startChild } from './child.ts';
+import { type CliGateway, startCliGateway } from './cli-gateway.ts';
+import { foreignCores, pidsNamed, snapshot, usedMs } from './cpu.ts';
+import { type GithubSculpts, writeCatalogSculpts, writeGithubSculpts } from './generate.ts';
+import { BENCH_SCULPTS, chainBody, FORECAST_BODY, HAND_WRITTEN_PATH, JSON_POST } from './invocations.ts';
+import type { LoadResult, LoadSpec } from './load.ts';
+import { profileTarget } from './profile.ts';
+import type { GatewayReady } from './sculptor.ts';
+import { median } from './stats.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '3' },
+    duration: { type: 'string', default: '6' },
+    warmup: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '8' },
+    'catalog-tools': { type: 'string', default: '10000' },
+    'github-sculpts': { type: 'string', default: '1000' },
+    /** A smoke run: 1 round of 2 s, 1 s warm-ups, 1,000 catalog tools. */
+    quick: { type: 'boolean', default: false },
+    /** Profile mode instead of the table: targets to profile, comma-separated (sculptor, hand, chain, chain_cached). */
+    profile: { type: 'string' },
+  },
+});
+const quick = args.quick;
+const ROUNDS = quick ? 1 : Number(args.rounds);
+const DURATION = quick ? 2 : Number(args.duration);
+const WARMUP = quick ? 1 : Number(args.warmup);
+const CONNECTIONS = Number(args.connections);
+const CATALOG_TOOLS = quick ? 1_000 : Number(args['catalog-tools']);
+const GITHUB_SCULPTS = Number(args['github-sculpts']);
+const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+const ROOT = new URL('..', import.meta.url).pathname;
+
+const MB = 1024 * 1024;
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const fixed = (n: number, digits: number) => (Number.isFinite(n) ? n.toFixed(digits) : '—');
+
+interface Scenario {
+  key: string;
+  label: string;
+  /** Ratios are taken against this scenario's medians. */
+  baseline?: string;
+  /** The process under test: its CPU per request is reported. */
+  pid: number;
+  spec: LoadSpec;
+  /** What a correct answer looks like (checked once before loading). */
+  check(body: unknown): boolean;
+}
+
+interface Round extends LoadResult {
+  /** CPU of the process under test per successful request, µs. */
+  cpuUsPerRequest: number | undefined;
+  /** Cores other processes on the machine used during the round. */
+  foreignCores: number | undefined;
+  /** Earlier attempts discarded because other processes were busy. */
+  retries: number;
+}
+
+interface Row {
+  scenario: Scenario;
+  rounds: Round[];
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  cpuUsPerRequest: number;
+  failures: number;
+}
+
+/** A round during which other processes used more than this many cores is run again (twice at most). */
+const FOREIGN_LIMIT_CORES = 0.25;
+const MAX_RETRIES = 2;
+
+type Telemetry = 'landed' | 'uncommitted' | 'absent';
+
+function telemetryState(): Telemetry {
+  if (!existsSync(new URL('../src/telemetry/register.ts', import.meta.url))) return 'absent';
+  try {
+    execFileSync('git', ['ls-files', '--error-unmatch', 'src/telemetry/register.ts'], {
+      cwd: ROOT,
+      stdio: 'ignore',
+    });
+    return 'landed';
+  } catch {
+    return 'uncommitted';
+  }
+}
+
+function gitState(): string {
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: ROOT, encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean).length;
+    return dirty === 0
+      ? `commit ${head}, src/ clean`
+      : `commit ${head} + ${dirty} uncommitted change(s) under src/`;
+  } catch {
+    return 'not a git checkout';
+  }
+}
+
+async function main(): Promise<void> {
+  const wallStart = performance.now();
+  const children: Array<{ stop(): Promise<void> }> = [];
+  const tmp = await mkdtemp(path.join(os.tmpdir(), 'sculptor-bench-'));
+  const cleanup = async () => {
+    await Promise.allSettled(children.map((c) => c.stop()));
+    await rm(tmp, { recursive: true, force: true });
+  };
+  process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
+  try {
+    const telemetry = telemetryState();
+    const machine = machineLines();
+    for (const line of machine) log(line);
+
+    // Generated sculpt folders.
+    const catalogDir = path.join(tmp, 'catalog');
+    const githubDir = path.join(tmp, 'github');
+    log(`generating ${CATALOG_TOOLS} catalog sculpts and ${GITHUB_SCULPTS} GitHub sculpts in ${tmp}`);
+    const github = await writeGithubSculpts(githubDir, GITHUB_SCULPTS);
+    await writeCatalogSculpts(catalogDir, CATALOG_TOOLS);
+
+    const secret = randomBytes(24).toString('hex');
+    const backend = await startChild<ReadyMessage & { otlpUrl: string }>('backend.ts');
+    children.push(backend);
+    const backendUrl = backend.ready.url!;
+    const env = { BENCH_BACKEND_URL: backendUrl, SCULPTOR_SECRET: secret };
+
+    // Start-up over the large document, alone on the machine, in fresh processes.
+    const startups: GatewayReady[] = [];
+    for (let i = 0; i < Math.max(1, ROUNDS); i++) {
+      log(`start-up with ${GITHUB_SCULPTS} GitHub sculpts, run ${i + 1}`);
+      const gw = await startChild<GatewayReady>('sculptor.ts', {
+        args: [githubDir],
+        env: { SCULPTOR_SECRET: secret },
+        execArgv: ['--expose-gc'],
+        readyTimeoutMs: 120_000,
+      });
+      startups.push(gw.ready);
+      await gw.stop();
+    }
+
+    log(`starting the catalog gateway (${CATALOG_TOOLS} tools)`);
+    const catalogGw = await startChild<GatewayReady>('sculptor.ts', {
+      args: [catalogDir],
+      env,
+      execArgv: ['--expose-gc'],
+      readyTimeoutMs: 300_000,
+    });
+    children.push(catalogGw);
+
+    log('starting the hand-written handler, the gateway and the load generator');
+    const hand = await startChild('hand-written.ts', { env });
+    children.push(hand);
+    const gateway = await startChild<GatewayReady>('sculptor.ts', {
+      args: [BENCH_SCULPTS],
+      env: { ...env, REDIS_URL },
+    });
+    children.push(gateway);
+    let withTelemetry: { hand: Child; gateway: CliGateway } | undefined;
+    if (telemetry === 'landed') {
+      log(
+        'starting both again with the production telemetry set-up (OTLP traces to a loopback sink, metrics, logs)',
+      );
+      const otel = {
+        OTEL_EXPORTER_OTLP_ENDPOINT: backend.ready.otlpUrl,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+        LOG_LEVEL: 'info',
+      };
+      const telHand = await startChild('hand-written.ts', {
+        env: { ...env, ...otel, BENCH_TELEMETRY: '1', OTEL_SERVICE_NAME: 'hand-written' },
+        execArgv: ['--import', new URL('../src/telemetry/register.ts', import.meta.url).pathname],
+        stdout: path.join(tmp, 'hand-written.log'),
+      });
+      children.push(telHand);
+      const telGateway = await startCliGateway(
+        BENCH_SCULPTS,
+        { ...env, ...otel, REDIS_URL },
+        path.join(tmp, 'gateway.log'),
+      );
+      children.push(telGateway);
+      withTelemetry = { hand: telHand, gateway: telGateway };
+    }
+    const load = await startChild('load.ts');
+    children.push(load);
+
+    const scenarios = await defineScenarios({
+      backend,
+      hand,
+      gateway,
+      catalog: catalogGw,
+      ...(withTelemetry ? { telemetry: withTelemetry } : {}),
+    });
+    for (const s of scenarios) await checkScenario(s);
+
+    // Everything the bench runs, Redis included: the rest is other people's load.
+    const ours = [
+      process.pid,
+      ...[backend, hand, gateway, catalogGw, load].map((c) => c.process.pid!),
+      ...(withTelemetry ? [withTelemetry.hand.process.pid!, withTelemetry.gateway.process.pid!] : []),
+      ...pidsNamed('redis-server'),
+    ];
+    const runLoad = loadRunner(load);
+    const measure = async (s: Scenario, durationSec: number): Promise<Round> => {
+      for (let retries = 0; ; retries++) {
+        const before = snapshot(ours);
+        const result = await runLoad({ ...s.spec, durationSec });
+        const after = snapshot(ours);
+        const cpu = usedMs(before, after, s.pid);
+        const foreign = foreignCores(before, after, ours);
+        const round: Round = {
+          ...result,
+          cpuUsPerRequest:
+            cpu === undefined || result.requests === 0 ? undefined : (1000 * cpu) / result.requests,
+          foreignCores: foreign,
+          retries,
+        };
+        if (foreign === undefined || foreign <= FOREIGN_LIMIT_CORES || retries >= MAX_RETRIES) return round;
+        log(`  (other processes used ${fixed(foreign, 2)} cores: round run again)`);
+      }
+    };
+
+    for (const s of scenarios) {
+      log(`warm-up ${s.label}`);
+      await runLoad({ ...s.spec, durationSec: WARMUP });
+    }
+    const results = new Map<string, Round[]>(scenarios.map((s) => [s.key, []]));
+    for (let round = 0; round < ROUNDS; round++) {
+      // Rotated each round, so no scenario always follows the same one.
+      const order = scenarios.map((_, i) => scenarios[(i + round) % scenarios.length]!);
+      for (const s of order) {
+        const r = await measure(s, DURATION);
+        results.get(s.key)!.push(r);
+        log(
+          `round ${round + 1}/${ROUNDS} ${s.label}: ${fixed(r.rps, 0)} req/s, p50 ${fixed(r.p50Ms, 3)} ms, ` +
+            `p99 ${fixed(r.p99Ms, 3)} ms, ${fixed(r.cpuUsPerRequest ?? Number.NaN, 0)} µs CPU/request, ` +
+            `other load ${fixed(r.foreignCores ?? Number.NaN, 2)} cores` +
+            (r.non2xx + r.errors + r.timeouts > 0 ? `, ${r.non2xx} non-2xx, ${r.errors} errors` : ''),
+        );
+      }
+    }
+
+    const rows: Row[] = scenarios.map((scenario) => {
+      const rounds = results.get(scenario.key)!;
+      return {
+        scenario,
+        rounds,
+        rps: median(rounds.map((r) => r.rps)),
+        p50Ms: median(rounds.map((r) => r.p50Ms)),
+        p99Ms: median(rounds.map((r) => r.p99Ms)),
+        cpuUsPerRequest: median(
+          rounds.flatMap((r) => (r.cpuUsPerRequest === undefined ? [] : [r.cpuUsPerRequest])),
+        ),
+        failures: rounds.reduce((n, r) => n + r.non2xx + r.errors + r.timeouts, 0),
+      };
+    });
+    const wallSec = (performance.now() - wallStart) / 1000;
+    console.log(
+      report({ machine, rows, startups, catalogStart: catalogGw.ready, github, wallSec, telemetry }),
+    );
+  } finally {
+    await cleanup();
+  }
+}
+
+function machineLines(): string[] {
+  const cpus = os.cpus();
+  return [
+    `Sculptor: ${gitState()}`,
+    `CPU: ${cpus[0]?.model.trim() ?? 'unknown'} × ${cpus.length} (available parallelism ${os.availableParallelism()})`,
+    `Memory: ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB; OS: ${os.type()} ${os.release()} ${os.arch()}`,
+    `Node ${process.version}; load average at start ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+    `Method: ${ROUNDS} round(s) × ${DURATION} s per scenario after a ${WARMUP} s warm-up, ${CONNECTIONS} connections, ` +
+      `no pipelining; medians of the rounds; a round is run again (at most ${MAX_RETRIES} times) when other ` +
+      `processes used more than ${FOREIGN_LIMIT_CORES} cores during it.`,
+  ];
+}
+
+const FIRST_PERIOD = (
+  JSON.parse(readFileSync(new URL('fixtures/nws-forecast-okx.json', import.meta.url), 'utf8')) as {
+    properties: { periods: Array<{ temperature: number; shortForecast: string }> };
+  }
+).properties.periods[0]!;
+
+/** The fixture's first forecast period, as every forecast tool must answer it. */
+function expectedForecast(value: unknown): boolean {
+  const outputs = (value as { output_parameters?: Array<{ name: string; value: unknown }> })
+    .output_parameters;
+  const get = (name: string) => outputs?.find((o) => o.name === name)?.value;
+  return (
+    get('temperature') === FIRST_PERIOD.temperature && get('short_forecast') === FIRST_PERIOD.shortForecast
+  );
+}
+
+async function defineScenarios(servers: {
+  backend: Child;
+  hand: Child;
+  gateway: Child<GatewayReady>;
+  catalog: Child<GatewayReady>;
+  telemetry?: { hand: Child; gateway: CliGateway };
+}): Promise<Scenario[]> {
+  const invoke = (gatewayUrl: string, tool: string) => `${gatewayUrl}/tools/${toolIdFor(tool)}:invoke`;
+  const common = { connections: CONNECTIONS, durationSec: DURATION };
+  const pid = (c: { process: ChildProcess }) => c.process.pid!;
+  const gatewayUrl = servers.gateway.ready.url;
+  const forecast = (url: string) => ({ ...common, ...JSON_POST, url, body: FORECAST_BODY });
+  const scenarios: Scenario[] = [
+    {
+      key: 'direct',
+      label: 'Direct: the backend alone (GET forecast, 13 KB JSON)',
+      pid: pid(servers.backend),
+      spec: { ...common, url: `${servers.backend.ready.url}/gridpoints/OKX/33,35/forecast` },
+      check: (body) => (body as { properties?: { periods?: unknown[] } }).properties?.periods?.length === 14,
+    },
+    {
+      key: 'hand',
+      label: 'Hand-written Hono handler',
+      baseline: 'direct',
+      pid: pid(servers.hand),
+      spec: forecast(`${servers.hand.ready.url}${HAND_WRITTEN_PATH}`),
+      check: expectedForecast,
+    },
+    {
+      key: 'sculptor',
+      label: 'Sculptor, single operation',
+      baseline: 'hand',
+      pid: pid(servers.gateway),
+      spec: forecast(invoke(gatewayUrl, 'bench_forecast')),
+      check: expectedForecast,
+    },
+  ];
+  if (servers.telemetry) {
+    scenarios.push(
+      {
+        key: 'hand_tel',
+        label: 'Hand-written, telemetry on',
+        baseline: 'hand',
+        pid: pid(servers.telemetry.hand),
+        spec: forecast(`${servers.telemetry.hand.ready.url}${HAND_WRITTEN_PATH}`),
+        check: expectedForecast,
+      },
+      {
+        key: 'sculptor_tel',
+        label: 'Sculptor, single operation, telemetry on',
+        baseline: 'hand_tel',
+        pid: pid(servers.telemetry.gateway),
+        spec: forecast(invoke(servers.telemetry.gateway.url, 'bench_forecast')),
+        check: expectedForecast,
+      },
+    );
+  }
+  scenarios.push(
+    {
+      key: 'chain',
+      label: 'Sculptor, 3-step chain, uncached',
+      baseline: 'hand',
+      pid: pid(servers.gateway),
+      spec: {
+        ...common,
+        ...JSON_POST,
+        url: invoke(gatewayUrl, 'bench_chain'),
+        body: chainBody('bench_chain'),
+      },
+      check: expectedForecast,
+    },
+    {
+      key: 'chain_cached',
+      label: 'Sculptor, 3-step chain, steps 1–2 cached (Redis)',
+      baseline: 'chain',
+      pid: pid(servers.gateway),
+      spec: {
+        ...common,
+        ...JSON_POST,
+        url: invoke(gatewayUrl, 'bench_chain_cached'),
+        body: chainBody('bench_chain_cached'),
+      },
+      check: expectedForecast,
+    },
+  );
+  const catalogUrl = servers.catalog.ready.url;
+  const pages = await catalogPages(catalogUrl);
+  scenarios.push({
+    key: 'catalog',
+    label: `Catalog: GET /tools?pageLimit=100, ${servers.catalog.ready.tools} tools (all ${pages.length} pages in turn)`,
+    pid: pid(servers.catalog),
+    spec: { ...common, url: catalogUrl, paths: pages },
+    check: (body) => (body as { items?: unknown[] }).items?.length === 100,
+  });
+  return scenarios;
+}
+
+/** Every page of the full listing, by following `next` cursors (paths below the gateway URL). */
+async function catalogPages(catalogUrl: string): Promise<string[]> {
+  const pages: string[] = [];
+  let next: string | null = '/tools?pageLimit=100';
+  while (next !== null) {
+    pages.push(next);
+    const res = await fetch(`${catalogUrl}${next}`);
+    const body = (await res.json()) as { paging: { next: string | null } };
+    next =
+      body.paging.next === null
+        ? null
+        : `/tools?pageLimit=100&pageCursor=${encodeURIComponent(body.paging.next)}`;
+  }
+  return pages;
+}
+
+async function checkScenario(s: Scenario): Promise<void> {
+  const target = s.spec.paths ? `${s.spec.url}${s.spec.paths[0]}` : s.spec.url;
+  const res = await fetch(target, {
+    method: s.spec.method ?? 'GET',
+    headers: s.spec.headers ?? {},
+    ...(s.spec.body !== undefined ? { body: s.spec.body } : {}),
+  });
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  if (res.status !== 200 || !s.check(body)) {
+    throw new Error(`${s.label}: unexpected answer ${res.status} ${text.slice(0, 500)}`);
+  }
+}
+
+function loadRunner(load: Child): (spec: LoadSpec) => Promise<LoadResult> {
+  let nextId = 0;
+  return (spec) =>
+    new Promise((resolve, reject) => {
+      const id = nextId++;
+      const onMessage = (message: unknown) => {
+        const m = message as { type?: string; id?: number; result?: LoadResult; error?: string };
+        if (m.type !== 'result' || m.id !== id) return;
+        load.process.off('message', onMessage);
+        if (m.result) resolve(m.result);
+        else reject(new Error(m.error ?? 'load failed'));
+      };
+      load.process.on('message', onMessage);
+      load.process.send({ type: 'run', id, spec });
+    });
+}
+
+function report(data: {
+  machine: string[];
+  rows: Row[];
+  startups: GatewayReady[];
+  catalogStart: GatewayReady;
+  github: GithubSculpts;
+  wallSec: number;
+  telemetry: Telemetry;
+}): string {
+  const { rows } = data;
+  const byKey = new Map(rows.map((r) => [r.scenario.key, r]));
+  const rpsRatio = (row: Row, base: string | undefined) => {
+    const b = base === undefined ? undefined : byKey.get(base);
+    return b ? `${fixed(row.rps / b.rps, 2)}×` : '—';
+  };
+  const cpuRatio = (row: Row, base: string | undefined) => {
+    const b = base === undefined ? undefined : byKey.get(base);
+    return b ? `${fixed(row.cpuUsPerRequest / b.cpuUsPerRequest, 2)}×` : '—';
+  };
+  const direct = byKey.get('direct');
+  const table = [
+    [
+      'Scenario',
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      'CPU µs/req',
+      'req/s vs baseline',
+      'CPU/req vs baseline',
+      'req/s vs direct',
+      'req/s by round',
+      'other load',
+      'failed',
+    ],
+    ...rows.map((r) => [
+      r.scenario.label,
+      fixed(r.rps, 0),
+      fixed(r.p50Ms, 2),
+      fixed(r.p99Ms, 2),
+      fixed(r.cpuUsPerRequest, 0),
+      r.scenario.baseline ? `${rpsRatio(r, r.scenario.baseline)} ${baselineName(r.scenario.baseline)}` : '—',
+      r.scenario.baseline ? cpuRatio(r, r.scenario.baseline) : '—',
+      direct && r !== direct && r.scenario.key !== 'catalog' ? rpsRatio(r, 'direct') : '—',
+      r.rounds.map((x) => fixed(x.rps, 0)).join(' / '),
+      `${fixed(Math.max(...r.rounds.map((x) => x.foreignCores ?? 0)), 2)}` +
+        (r.rounds.some((x) => x.retries > 0)
+          ? ` (${r.rounds.reduce((n, x) => n + x.retries, 0)} rerun)`
+          : ''),
+      String(r.failures),
+    ]),
+  ];
+  if (data.telemetry !== 'landed') {
+    const why =
+      data.telemetry === 'absent'
+        ? 'not run: src/telemetry has not landed'
+        : 'not run: src/telemetry is in the tree but not committed yet';
+    table.push(['Hand-written and Sculptor, telemetry on', why, '', '', '', '', '', '', '', '', '']);
+  }
+
+  const startMs = median(data.startups.map((s) => s.startMs));
+  const rss = median(data.startups.map((s) => s.rssBytes));
+  const maxRss = median(data.startups.map((s) => s.maxRssBytes));
+  const startTable = [
+    [
+      'Start-up (fresh process; startGateway to listening)',
+      'time',
+      'RSS after start',
+      'peak RSS',
+      'heap used',
+    ],
+    [
+      `${data.github.sculpts} sculpts over the GitHub REST description (${data.github.getOperations} GET + ${data.github.otherOperations} other operations; median of ${data.startups.length})`,
+      `${fixed(startMs / 1000, 2)} s`,
+      `${fixed(rss / MB, 0)} MB`,
+      `${fixed(maxRss / MB, 0)} MB`,
+      `${fixed(median(data.startups.map((s) => s.heapUsedBytes)) / MB, 0)} MB`,
+    ],
+    [
+      `${data.catalogStart.tools} sculpts over the 3-operation bench document (the catalog above)`,
+      `${fixed(data.catalogStart.startMs / 1000, 2)} s`,
+      `${fixed(data.catalogStart.rssBytes / MB, 0)} MB`,
+      `${fixed(data.catalogStart.maxRssBytes / MB, 0)} MB`,
+      `${fixed(data.catalogStart.heapUsedBytes / MB, 0)} MB`,
+    ],
+  ];
+
+  const sculptor = byKey.get('sculptor');
+  const hand = byKey.get('hand');
+  const chain = byKey.get('chain');
+  const cached = byKey.get('chain_cached');
+  const catalog = byKey.get('catalog');
+  const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
+  const targets: string[][] = [['Target', 'Measured', 'Verdict']];
+  const pairs: Array<[Row | undefined, Row | undefined, string]> = [
+    [sculptor, hand, ''],
+    [byKey.get('sculptor_tel'), byKey.get('hand_tel'), ', telemetry on'],
+  ];
+  for (const [s, h, suffix] of pairs) {
+    if (!s || !h) continue;
+    const r = s.rps / h.rps;
+    const d = s.p50Ms - h.p50Ms;
+    targets.push([
+      `Single operation ≥ 0.90× hand-written req/s${suffix}`,
+      `${fixed(r, 2)}× (CPU per request ${fixed(s.cpuUsPerRequest / h.cpuUsPerRequest, 2)}× hand-written's)`,
+      verdict(r >= 0.9),
+    ]);
+    targets.push([
+      `Single operation p50 ≤ hand-written p50 + 0.5 ms${suffix}`,
+      `${d >= 0 ? '+' : ''}${fixed(d, 2)} ms`,
+      verdict(d <= 0.5),
+    ]);
+  }
+  if (chain && cached) {
+    const r = cached.rps / chain.rps;
+    targets.push(['Chain with cached steps ≥ 2× uncached chain (req/s)', `${fixed(r, 2)}×`, verdict(r >= 2)]);
+  }
+  if (catalog) {
+    targets.push([
+      `GET /tools with ${data.catalogStart.tools} tools: p99 < 10 ms`,
+      `${fixed(catalog.p99Ms, 2)} ms`,
+      verdict(catalog.p99Ms < 10),
+    ]);
+  }
+  targets.push([
+    `Start-up with ${data.github.sculpts} sculpts < 5 s`,
+    `${fixed(startMs / 1000, 2)} s`,
+    verdict(startMs < 5_000),
+  ]);
+  targets.push([
+    `Start-up with ${data.github.sculpts} sculpts < 300 MB resident`,
+    `${fixed(rss / MB, 0)} MB after start, ${fixed(maxRss / MB, 0)} MB peak`,
+    verdict(rss < 300 * MB && maxRss < 300 * MB),
+  ]);
+
+  return [
+    '',
+    ...data.machine,
+    '',
+    markdownTable(table),
+    '',
+    markdownTable(startTable),
+    '',
+    markdownTable(targets),
+    '',
+    `The GitHub description ships as ${fixed(data.github.shippedBytes / MB, 1)} MB of pretty-printed JSON, over the ` +
+      `loader's 10 MiB cap; the bench gives the gateway the same document minified (${fixed(data.github.writtenBytes / MB, 1)} MB).`,
+    `Bench wall time: ${fixed(data.wallSec, 0)} s.`,
+  ].join('\n');
+}
+
+function baselineName(key: string): string {
+  return (
+    {
+      direct: 'direct',
+      hand: 'hand-written',
+      hand_tel: 'hand-written with telemetry',
+      chain: 'uncached chain',
+    }[key] ?? key
+  );
+}
+
+function markdownTable(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  return [
+    line(rows[0]!),
+    `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`,
+    ...rows.slice(1).map(line),
+  ].join('\n');
+}
+
+async function profileMain(targets: string[]): Promise<void> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'sculptor-profile-'));
+  const backend = await startChild('backend.ts');
+  const load = await startChild('load.ts');
+  try {
+    for (const line of machineLines()) log(line);
+    const runLoad = loadRunner(load);
+    for (const target of targets) {
+      log(`profiling ${target}`);
+      const text = await profileTarget(
+        target,
+        { durationSec: Math.max(DURATION, 10), warmupSec: WARMUP, connections: CONNECTIONS, dir },
+        runLoad,
+        backend.ready.url!,
+      );
+      console.log(`\n${text}`);
+    }
+  } finally {
+    await Promise.allSettled([backend.stop(), load.stop()]);
+  }
+}
+
+if (args.profile) await profileMain(args.profile.split(','));
+else await main();

@@ -3,7 +3,13 @@ import type { CompiledStep, CompiledTool } from '../compile/compile-tool.ts';
 import { SculptorError, toSculptorError } from '../errors/sculptor-error.ts';
 import { backendUrlTemplate, type StepDescription, traceStep } from '../telemetry/tracing.ts';
 import { checkOutput, type OutputValue } from './check-output.ts';
-import { type BackendSender, runStep, type StepContext, type StepReport } from './run-step.ts';
+import {
+  type BackendSender,
+  runStep,
+  type StepContext,
+  type StepDebugHook,
+  type StepReport,
+} from './run-step.ts';
 import { validateInvocation } from './validate-invocation.ts';
 
 export interface EngineOptions {
@@ -14,6 +20,8 @@ export interface EngineOptions {
   cacheSecret: string;
   /** Lets every backend reach loopback and private addresses (tests, local demos). */
   allowPrivateEgress?: boolean;
+  /** Off by default: per-step requests and answers for a designer (`sculptor invoke --debug`). */
+  debug?: StepDebugHook;
 }
 
 export interface InvocationResult {
@@ -67,6 +75,7 @@ export function createEngine(options: EngineOptions): Engine {
           cache: options.cache,
           cacheSecret: options.cacheSecret,
           allowPrivate: options.allowPrivateEgress ?? false,
+          ...(options.debug ? { debug: options.debug } : {}),
         };
         const running = new Map<string, Promise<unknown>>();
         for (const step of tool.steps) {

@@ -21,6 +21,18 @@ export interface StepContext {
   cache: StepCache | undefined;
   cacheSecret: string;
   allowPrivate: boolean;
+  /** Off by default: sees each step's request and the backend's answer (`sculptor invoke --debug`). */
+  debug?: StepDebugHook;
+}
+
+/**
+ * A designer's view of one invocation. `request` is the request as built,
+ * before credentials are attached; `response` is the backend's answer, not
+ * called on a cache hit. Never set on a serving gateway.
+ */
+export interface StepDebugHook {
+  request?(stepId: string, request: BackendRequest): void;
+  response?(stepId: string, response: BackendResponse): void;
 }
 
 export type CacheOutcome = 'hit' | 'miss' | 'shared' | 'bypass' | 'off';
@@ -61,12 +73,14 @@ export async function runStep(step: CompiledStep, ctx: StepContext, report: Step
   }
   const body = await evaluate(step, 'body', step.body, ctx.inputs, bindings);
   const request = buildBackendRequest(step, (params ?? {}) as Record<string, unknown>, body);
+  ctx.debug?.request?.(step.id, request);
 
   const send = async (): Promise<StoredAnswer> => {
     const response = await ctx.sender.send(withCredentials(step, request), {
       signal: ctx.signal,
       allowPrivate: ctx.allowPrivate || step.backend.allowPrivate,
     });
+    ctx.debug?.response?.(step.id, response);
     report.status = response.status;
     return { status: response.status, body: answerBody(step, response) };
   };

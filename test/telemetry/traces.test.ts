@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { toolIdFor } from '../../src/compile/tool-signature.ts';
 import { type GatewayProcess, startGatewayProcess } from '../server/gateway-process.ts';
 import { type ItemsBackend, itemIdFor, startItemsBackend } from './support/items-backend.ts';
@@ -257,5 +259,21 @@ describe('other requests', () => {
     );
     expect(receiver.spans.filter((s) => /livez|readyz|metrics/.test(s.name))).toHaveLength(0);
     expect(gateway.stdout.slice(before).filter((l) => /livez|readyz|metrics/.test(l))).toHaveLength(0);
+  });
+});
+
+describe('the OpenTelemetry Collector config (deploy/otel-collector.yaml)', () => {
+  it('lets through every attribute key the gateway exported above, and no other', () => {
+    const config = parse(
+      readFileSync(new URL('../../deploy/otel-collector.yaml', import.meta.url), 'utf8'),
+    ) as {
+      processors: { redaction: { allowed_keys: string[] } };
+    };
+    const exported = new Set(receiver.spans.flatMap((s) => Object.keys(s.attributes)));
+    expect(exported.size).toBeGreaterThan(20);
+    const allowed = new Set(config.processors.redaction.allowed_keys);
+    expect([...exported].filter((k) => !allowed.has(k))).toEqual([]);
+    // A key allowed but never exported would be a stale allowlist.
+    expect([...allowed].filter((k) => !exported.has(k))).toEqual([]);
   });
 });

@@ -336,10 +336,9 @@ export function checkCase(
       });
     }
     if (expect.message !== undefined && !actual.error.message.includes(expect.message)) {
-      failures.push({
-        kind: 'error',
-        message: `Expected the error message to contain ${show(expect.message)}, got ${show(actual.error.message)}`,
-      });
+      const [wanted, got] = [show(expect.message), show(actual.error.message)];
+      const message = `Expected the error message to contain ${wanted}, got ${got}`;
+      failures.push({ kind: 'error', message });
     }
   }
 

@@ -101,7 +101,10 @@ describe('enumeration (A2T §6.1, §6.4)', () => {
     expect(await names('tag=inventory')).toEqual(['count_pets_in_stock']);
     expect(await names('tag=petstore&tag=inventory')).toEqual(['count_pets_in_stock']);
     expect(await names('tag=nothing')).toEqual([]);
-    expect(await names('version=2')).toEqual(['find_pets_by_status']);
+    const atVersion2 = (await getJson(`${gateway.url}/tools?version=2`)).body.items as ServedSignature[];
+    expect(atVersion2.map((t) => t.name)).toContain('find_pets_by_status');
+    expect(atVersion2.map((t) => t.name)).not.toContain('describe_pet');
+    for (const t of atVersion2) expect(t.currentVersion).toBe(2);
   });
 
   it.each([

@@ -2,6 +2,7 @@
  * The `serve` lifecycle of one gateway process: logs, crash handlers, start,
  * then on SIGTERM or SIGINT a bounded drain (RELIABILITY J1, J6) and exit 0.
  */
+import { type DiagLogger, DiagLogLevel, diag } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import type { Settings } from '../config/settings.ts';
 import { createLogger, describeError } from '../telemetry/logger.ts';
@@ -20,6 +21,13 @@ export async function runGateway(
   const log = createLogger({ level: settings.logLevel });
   const { logger } = log;
   installCrashHandlers(logger);
+  // The exporter's own credentials (OTEL_EXPORTER_OTLP_HEADERS: "api-key=…") are secrets too.
+  log.redactor.add(otlpHeaderValues(env));
+  // SDK warnings and errors (a collector that refuses exports, say) as JSON log lines,
+  // unless OTEL_LOG_LEVEL asked for the SDK's own console logger.
+  if (!env.OTEL_LOG_LEVEL) {
+    diag.setLogger(diagToLog(logger), { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true });
+  }
 
   const telemetry = telemetryHandle();
   const gateway = await startGateway({ settings, env, log, flush: () => shutdownTelemetry(1000) });
@@ -86,4 +94,50 @@ export function installCrashHandlers(logger: Logger, exit: (code: number) => voi
     );
     exit(CRASH_EXIT_CODE);
   });
+}
+
+/** The values of OTEL_EXPORTER_OTLP_HEADERS and OTEL_EXPORTER_OTLP_TRACES_HEADERS (`k=v,k2=v2`). */
+export function otlpHeaderValues(env: Readonly<Record<string, string | undefined>>): string[] {
+  return [env.OTEL_EXPORTER_OTLP_HEADERS, env.OTEL_EXPORTER_OTLP_TRACES_HEADERS].flatMap((text) =>
+    (text ?? '').split(',').flatMap((pair) => {
+      const eq = pair.indexOf('=');
+      if (eq < 0) return [];
+      const value = pair.slice(eq + 1).trim();
+      try {
+        return [value, decodeURIComponent(value)];
+      } catch {
+        return [value];
+      }
+    }),
+  );
+}
+
+/**
+ * OpenTelemetry's diagnostic messages as `otel_diag` log lines: the first line
+ * of the message (an exporter error arrives as a JSON-encoded error with its
+ * stack), capped, and redacted like every line.
+ */
+function diagToLog(logger: Logger): DiagLogger {
+  const text = (message: string, args: unknown[]): string => {
+    let first = message;
+    try {
+      const parsed = JSON.parse(message) as { message?: unknown; stack?: unknown };
+      first = String(parsed.message ?? parsed.stack ?? message);
+    } catch {
+      // not JSON
+    }
+    const extra = args.map((a) => (a instanceof Error ? `${a.name}: ${a.message}` : String(a))).join(' ');
+    return `${first.split('\n')[0]} ${extra}`.trim().slice(0, 500);
+  };
+  const line =
+    (level: 'error' | 'warn' | 'info' | 'debug' | 'trace') =>
+    (message: string, ...args: unknown[]) =>
+      logger[level]({ event: 'otel_diag' }, `opentelemetry: ${text(message, args)}`);
+  return {
+    error: line('error'),
+    warn: line('warn'),
+    info: line('info'),
+    debug: line('debug'),
+    verbose: line('trace'),
+  };
 }

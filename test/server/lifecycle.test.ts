@@ -164,6 +164,31 @@ describe('SIGTERM', () => {
   }, 30_000);
 });
 
+describe('a collector that refuses exports', () => {
+  it('costs the gateway nothing but a logged SDK error and a bounded flush at exit', async () => {
+    const backend = await backendFor();
+    const gateway = await gatewayFor(backend, {
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${await refusedPort()}`,
+      OTEL_EXPORTER_OTLP_TIMEOUT: '500',
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+    });
+    expect(gateway.logs().find((l) => l.event === 'serving')).toMatchObject({ tracing: true });
+    expect((await invoke(gateway.url, 'lookup_item', { name: 'collector-down' })).status).toBe(200);
+    await until('the SDK error line', () => gateway.logs().some((l) => l.event === 'otel_diag'), 8000);
+    const diag = gateway.logs().find((l) => l.event === 'otel_diag')!;
+    expect(diag).toMatchObject({
+      level: 'error',
+      msg: expect.stringMatching(/^opentelemetry: .*ECONNREFUSED/),
+    });
+    // Still serving; then the exit waits at most the flush bound (1 s) for the unreachable collector.
+    expect((await invoke(gateway.url, 'lookup_item', { name: 'collector-down-2' })).status).toBe(200);
+    const sigterm = performance.now();
+    gateway.child.kill('SIGTERM');
+    expect((await gateway.exited).code).toBe(0);
+    expect(performance.now() - sigterm).toBeLessThan(2500);
+  }, 20_000);
+});
+
 describe('crashes', () => {
   it.each(['exception', 'rejection'])(
     'an uncaught %s is logged, redacted, and the process exits 70',

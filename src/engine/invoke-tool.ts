@@ -132,8 +132,19 @@ export function createEngine(options: EngineOptions): Engine {
   };
 }
 
-/** What a step's span may say about it: names and templates, no values. */
+const described = new WeakMap<CompiledStep, StepDescription>();
+
+/** What a step's span may say about it: names and templates, no values (computed once per step). */
 function describeStep(step: CompiledStep): StepDescription {
+  let description = described.get(step);
+  if (!description) {
+    description = describeOnce(step);
+    described.set(step, description);
+  }
+  return description;
+}
+
+function describeOnce(step: CompiledStep): StepDescription {
   return {
     id: step.id,
     backend: step.backend.name,

@@ -4,8 +4,8 @@ export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
 /**
  * RFC 9457 problem details from the one error type. `type` is a stable URN
- * per code; `detail` is the message written for the LLM; `code`, `retryable`
- * and `problems` are extension members. Nothing else (no stack, no backend
+ * per code; `detail` is the message written for the LLM (once: no separate
+ * `message`); `code`, `retryable` and `problems` are extension members. Nothing else (no stack, no backend
  * body, no cause) ever reaches the wire.
  */
 export function problemBody(error: SculptorError, instance?: string): Record<string, unknown> {
@@ -15,7 +15,9 @@ export function problemBody(error: SculptorError, instance?: string): Record<str
     status: error.status,
     detail: error.message,
     ...(instance ? { instance } : {}),
-    ...error.toJSON(),
+    code: error.code,
+    retryable: error.retryable,
+    ...(error.problems ? { problems: error.problems } : {}),
   };
 }
 

@@ -90,3 +90,22 @@ export function foreignCores(before: CpuSnapshot, after: CpuSnapshot, ours: numb
   const wall = after.at - before.at;
   return Math.max(0, after.machine - before.machine - mine) / wall;
 }
+
+/**
+ * Waits until the machine's other load is below `cores` over a one-second
+ * window, for at most `timeoutMs`; resolves to the load last seen (undefined
+ * without /proc).
+ */
+export async function waitForQuiet(
+  cores: number,
+  timeoutMs: number,
+  ours: number[] = [process.pid],
+): Promise<number | undefined> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const before = snapshot(ours);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const load = foreignCores(before, snapshot(ours), ours);
+    if (load === undefined || load < cores || performance.now() >= deadline) return load;
+  }
+}

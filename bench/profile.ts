@@ -30,8 +30,17 @@ export interface ProfileSummary {
   /** Milliseconds not idle. */
   busyMs: number;
   functions: Array<{ name: string; where: string; area: string; selfMs: number }>;
+  /** Self time by the area of the frame itself. */
   areas: Array<{ area: string; selfMs: number }>;
+  /**
+   * Self time by component: time in Node internals and native code is
+   * charged to the nearest caller in a package or in src/ (a socket write
+   * to undici or to @hono/node-server), so each component shows what it costs.
+   */
+  components: Array<{ area: string; selfMs: number }>;
 }
+
+const UNATTRIBUTED = new Set(['node: internals', '(native)']);
 
 const ROOT = path.resolve(new URL('..', import.meta.url).pathname);
 
@@ -55,6 +64,19 @@ export function areaOf(url: string, functionName: string): string {
 
 export function summarize(profile: CpuProfile, top = 25): ProfileSummary {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parentOf = new Map<number, number>();
+  for (const n of profile.nodes) for (const child of n.children ?? []) parentOf.set(child, n.id);
+  const componentOf = (id: number): string => {
+    const own = areaOf(byId.get(id)!.callFrame.url, byId.get(id)!.callFrame.functionName);
+    if (!UNATTRIBUTED.has(own)) return own;
+    for (let up = parentOf.get(id); up !== undefined; up = parentOf.get(up)) {
+      const { url, functionName } = byId.get(up)!.callFrame;
+      const area = areaOf(url, functionName);
+      if (!UNATTRIBUTED.has(area) && area !== '(root)') return area;
+    }
+    return own;
+  };
+  const components = new Map<string, number>();
   const self = new Map<number, number>();
   profile.samples.forEach((id, i) => {
     self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
@@ -69,6 +91,8 @@ export function summarize(profile: CpuProfile, top = 25): ProfileSummary {
     if (functionName === '(idle)') idleUs += us;
     const area = areaOf(url, functionName);
     areas.set(area, (areas.get(area) ?? 0) + us);
+    const component = componentOf(id);
+    components.set(component, (components.get(component) ?? 0) + us);
     const file = url.startsWith('file://') ? path.relative(ROOT, new URL(url).pathname) : url;
     const where = url ? `${file}:${lineNumber + 1}` : '';
     const key = `${functionName}@${where}`;
@@ -83,11 +107,46 @@ export function summarize(profile: CpuProfile, top = 25): ProfileSummary {
       .filter((f) => f.name !== '(idle)')
       .sort((a, b) => b.selfMs - a.selfMs)
       .slice(0, top),
-    areas: [...areas.entries()]
-      .filter(([area]) => area !== '(idle)')
-      .map(([area, us]) => ({ area, selfMs: us / 1000 }))
-      .sort((a, b) => b.selfMs - a.selfMs),
+    areas: byArea(areas),
+    components: byArea(components),
   };
+}
+
+function byArea(totals: Map<string, number>): Array<{ area: string; selfMs: number }> {
+  return [...totals.entries()]
+    .filter(([area]) => area !== '(idle)')
+    .map(([area, us]) => ({ area, selfMs: us / 1000 }))
+    .sort((a, b) => b.selfMs - a.selfMs);
+}
+
+export interface Profiled {
+  target: string;
+  summary: ProfileSummary;
+  requests: number;
+}
+
+/**
+ * Where the CPU per request of `b` differs from `a`'s, by component: the gap
+ * between two servers doing the same job, measured in one session.
+ */
+export function formatComparison(a: Profiled, b: Profiled): string {
+  const perRequest = (p: Profiled) =>
+    new Map(p.summary.components.map((c) => [c.area, (1000 * c.selfMs) / p.requests]));
+  const ma = perRequest(a);
+  const mb = perRequest(b);
+  const areas = [...new Set([...ma.keys(), ...mb.keys()])]
+    .map((area) => ({ area, a: ma.get(area) ?? 0, b: mb.get(area) ?? 0 }))
+    .filter((r) => Math.max(r.a, r.b) >= 1)
+    .sort((x, y) => y.b - y.a - (x.b - x.a));
+  const total = (m: Map<string, number>) => [...m.values()].reduce((s, v) => s + v, 0);
+  return [
+    `### Gap by component: ${b.target} − ${a.target}, CPU µs per request`,
+    '',
+    `| Component | ${a.target} | ${b.target} | difference |`,
+    '|---|---:|---:|---:|',
+    ...areas.map((r) => `| ${r.area} | ${r.a.toFixed(1)} | ${r.b.toFixed(1)} | ${(r.b - r.a).toFixed(1)} |`),
+    `| **total** | ${total(ma).toFixed(1)} | ${total(mb).toFixed(1)} | ${(total(mb) - total(ma)).toFixed(1)} |`,
+  ].join('\n');
 }
 
 export function formatSummary(summary: ProfileSummary, requests: number): string {
@@ -116,7 +175,7 @@ export async function profileTarget(
   options: { durationSec: number; warmupSec: number; connections: number; dir: string },
   runLoad: (spec: LoadSpec) => Promise<LoadResult>,
   backendUrl: string,
-): Promise<string> {
+): Promise<{ text: string; profiled: Profiled }> {
   const env = {
     BENCH_BACKEND_URL: backendUrl,
     SCULPTOR_SECRET: 'bench-profile-secret-0123456789',
@@ -152,10 +211,13 @@ export async function profileTarget(
   const file = path.join(profileDir, files[0]!);
   const profile = JSON.parse(await readFile(file, 'utf8')) as CpuProfile;
   const summary = summarize(profile);
-  return [
+  // The warm-up ran under the profiler too.
+  const requests = result.requests + Math.round(result.rps * options.warmupSec);
+  const text = [
     `### ${target}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms under the profiler (${options.connections} connections, ${options.durationSec} s after ${options.warmupSec} s warm-up)`,
     `Profile: ${file}`,
     '',
-    formatSummary(summary, result.requests + Math.round(result.rps * options.warmupSec)),
+    formatSummary(summary, requests),
   ].join('\n');
+  return { text, profiled: { target, summary, requests } };
 }

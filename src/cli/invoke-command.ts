@@ -1,0 +1,172 @@
+import { randomBytes } from 'node:crypto';
+import { createMemoryStore } from '../cache/memory-store.ts';
+import { StepCache } from '../cache/step-cache.ts';
+import { compileSculpts } from '../compile/compile-sculpts.ts';
+import type { CompiledTool } from '../compile/compile-tool.ts';
+import { readSettings } from '../config/settings.ts';
+import { formatFinding } from '../designer/findings.ts';
+import { createEngine, type InvocationReport } from '../engine/invoke-tool.ts';
+import type { StepDebugHook } from '../engine/run-step.ts';
+import { SculptLoadError, toSculptorError } from '../errors/sculptor-error.ts';
+import type { BackendRequest, BackendResponse } from '../http/backend-client.ts';
+import { createBackendClient, redactUrl } from '../http/index.ts';
+import { type ParsedArgs, UsageError } from './command-table.ts';
+import { sculptsDir } from './designer-commands.ts';
+
+/** The most of a backend answer the debug view shows. */
+export const DEBUG_BODY_BYTES = 2048;
+
+interface StepTrace {
+  request?: { method: string; url: string; headers: string[]; body?: number };
+  response?: { status: number; contentType: string; body: string; bytes: number; truncated: boolean };
+}
+
+/**
+ * `sculptor invoke NAME --input k=v [--debug]`: one invocation through the
+ * engine, no server. The debug view (stderr) shows, per step, what was sent
+ * (method, redacted URL, header names — never values), what came back
+ * (status, at most 2 KiB of body), the cache outcome and the time taken.
+ */
+export async function invokeCommand({ values, positionals }: ParsedArgs): Promise<number> {
+  const name = positionals[0]!;
+  const dir = sculptsDir(positionals[1]);
+  const inputs = parseInputs((values.input as string[] | undefined) ?? []);
+  const settings = readSettings(process.env);
+
+  let tools: CompiledTool[];
+  try {
+    tools = await compileSculpts(dir);
+  } catch (err) {
+    if (!(err instanceof SculptLoadError)) throw err;
+    for (const e of err.errors) console.error(formatFinding({ severity: 'error', error: e }));
+    return 1;
+  }
+  const versions = tools.filter((t) => t.signature.name === name);
+  const tool =
+    typeof values.version === 'number'
+      ? versions.find((t) => t.signature.version === values.version)
+      : versions.sort((a, b) => b.signature.version - a.signature.version)[0];
+  if (!tool) {
+    console.error(
+      versions.length === 0
+        ? `There is no tool '${name}' in ${dir}.`
+        : `${name} has no version ${String(values.version)} (it has ${versions.map((t) => t.signature.version).join(', ')}).`,
+    );
+    return 1;
+  }
+
+  const traces = new Map<string, StepTrace>();
+  const trace = (id: string) => traces.get(id) ?? traces.set(id, {}).get(id)!;
+  const debug: StepDebugHook | undefined =
+    values.debug === true
+      ? {
+          request: (id, request) => (trace(id).request = describeRequest(request)),
+          response: (id, response) => (trace(id).response = describeResponse(response)),
+        }
+      : undefined;
+  const secret = randomBytes(16).toString('hex');
+  const store = createMemoryStore();
+  const client = createBackendClient();
+  const engine = createEngine({
+    sender: client,
+    cache: new StepCache(store, { secret }),
+    cacheSecret: secret,
+    allowPrivateEgress: settings.allowPrivateEgress,
+    ...(debug ? { debug } : {}),
+  });
+  let report: InvocationReport | undefined;
+  const body = { name, input_parameters: Object.entries(inputs).map(([n, value]) => ({ name: n, value })) };
+  try {
+    const result = await engine.invoke(tool, body, { onReport: (r) => (report = r) });
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return 0;
+  } catch (err) {
+    const error = toSculptorError(err);
+    process.stdout.write(`${JSON.stringify({ status: error.status, ...error.toJSON() }, null, 2)}\n`);
+    return 1;
+  } finally {
+    if (debug && report) process.stderr.write(`${formatDebug(tool, report, traces)}\n`);
+    await Promise.allSettled([client.close(), store.close()]);
+  }
+}
+
+/** `k=v` pairs; v is JSON when it parses (10, true, "10", null), else text. */
+export function parseInputs(pairs: string[]): Record<string, unknown> {
+  const inputs: Record<string, unknown> = {};
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new UsageError('invoke', `--input takes NAME=VALUE (got '${pair}').`);
+    const key = pair.slice(0, eq);
+    const text = pair.slice(eq + 1);
+    let value: unknown = text;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      // plain text
+    }
+    inputs[key] = value;
+  }
+  return inputs;
+}
+
+function describeRequest(request: BackendRequest): NonNullable<StepTrace['request']> {
+  return {
+    method: request.method,
+    url: redactUrl(request.url),
+    headers: Object.keys(request.headers).sort(),
+    ...(request.body !== undefined ? { body: Buffer.byteLength(request.body) } : {}),
+  };
+}
+
+function describeResponse(response: BackendResponse): NonNullable<StepTrace['response']> {
+  const text = typeof response.body === 'string' ? response.body : (JSON.stringify(response.body) ?? '');
+  const bytes = Buffer.from(text, 'utf8');
+  // Cut at a character boundary: the decoder drops a partial character at the end.
+  const shown = new TextDecoder('utf-8', { fatal: false })
+    .decode(bytes.subarray(0, DEBUG_BODY_BYTES))
+    .replace(/\uFFFD$/, '');
+  return {
+    status: response.status,
+    contentType: response.contentType,
+    body: shown,
+    bytes: bytes.length,
+    truncated: bytes.length > DEBUG_BODY_BYTES,
+  };
+}
+
+export function formatDebug(
+  tool: CompiledTool,
+  report: InvocationReport,
+  traces: Map<string, StepTrace>,
+): string {
+  const lines = [
+    `── debug: ${report.tool} v${report.version} — ${report.outcome} in ${report.durationMs.toFixed(1)} ms`,
+  ];
+  for (const step of report.steps) {
+    const compiled = tool.steps.find((s) => s.id === step.id);
+    const credentials = (compiled?.backend.auth ?? []).map((a) => `${a.name} (${a.in})`);
+    lines.push(
+      `step ${step.id}: ${step.backend} ${step.operation} — ${step.outcome}${step.errorCode ? ` (${step.errorCode})` : ''}, cache ${step.cache}, ${step.durationMs.toFixed(1)} ms`,
+    );
+    const t = traces.get(step.id);
+    if (t?.request) {
+      lines.push(`  → ${t.request.method} ${t.request.url}`);
+      lines.push(`    headers: ${t.request.headers.join(', ') || 'none'}`);
+      if (credentials.length > 0) lines.push(`    credentials added: ${credentials.join(', ')}`);
+      if (t.request.body !== undefined) lines.push(`    body: ${t.request.body} bytes`);
+    }
+    if (t?.response) {
+      lines.push(
+        `  ← ${t.response.status} ${t.response.contentType || '(no content type)'}, ${t.response.bytes} bytes`,
+      );
+      if (t.response.body) {
+        lines.push(
+          `    ${t.response.body}${t.response.truncated ? ` … (${DEBUG_BODY_BYTES} of ${t.response.bytes} bytes shown)` : ''}`,
+        );
+      }
+    } else if (step.status !== undefined) {
+      lines.push(`  ← ${step.status} (from the cache)`);
+    }
+  }
+  return lines.join('\n');
+}

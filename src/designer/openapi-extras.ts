@@ -1,0 +1,94 @@
+import { readFile } from 'node:fs/promises';
+import { parse } from 'yaml';
+
+/**
+ * What the gateway's normalized OpenAPI model leaves out because serving
+ * never needs it, but a scaffold does: parameter descriptions and the
+ * security schemes. Read from the raw (not dereferenced) document; local
+ * `$ref`s are followed. Best effort: a document that cannot be read this way
+ * just gives no extras.
+ */
+export interface SecurityScheme {
+  name: string;
+  /** apiKey, http, oauth2, openIdConnect, basic (Swagger 2). */
+  type: string;
+  /** http: basic, bearer… */
+  scheme?: string;
+  /** apiKey: where and under which name. */
+  in?: string;
+  keyName?: string;
+}
+
+export interface OpenApiExtras {
+  securitySchemes: Map<string, SecurityScheme>;
+  /** Description of a parameter of an operation, by `in` and name. */
+  parameterDescription(method: string, path: string, location: string, name: string): string | undefined;
+}
+
+type Json = Record<string, unknown>;
+
+function isRecord(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export async function readOpenApiExtras(file: string): Promise<OpenApiExtras> {
+  let raw: unknown;
+  try {
+    raw = parse(await readFile(file, 'utf8'), { maxAliasCount: 1000, uniqueKeys: false });
+  } catch {
+    raw = undefined;
+  }
+  return openApiExtras(isRecord(raw) ? raw : {});
+}
+
+export function openApiExtras(doc: Json): OpenApiExtras {
+  const resolve = (value: unknown, depth = 0): unknown => {
+    if (!isRecord(value) || typeof value.$ref !== 'string' || depth > 16) return value;
+    const ref = value.$ref;
+    if (!ref.startsWith('#/')) return undefined;
+    let node: unknown = doc;
+    for (const part of ref.slice(2).split('/')) {
+      const key = part.replace(/~1/g, '/').replace(/~0/g, '~');
+      node = isRecord(node) ? node[key] : undefined;
+    }
+    return resolve(node, depth + 1);
+  };
+
+  const securitySchemes = new Map<string, SecurityScheme>();
+  const components = isRecord(doc.components) ? doc.components : {};
+  const declared = isRecord(components.securitySchemes)
+    ? components.securitySchemes
+    : isRecord(doc.securityDefinitions)
+      ? doc.securityDefinitions
+      : {};
+  for (const [name, value] of Object.entries(declared)) {
+    const s = resolve(value);
+    if (!isRecord(s) || typeof s.type !== 'string') continue;
+    const scheme: SecurityScheme = { name, type: s.type };
+    if (typeof s.scheme === 'string') scheme.scheme = s.scheme.toLowerCase();
+    if (typeof s.in === 'string') scheme.in = s.in;
+    if (typeof s.name === 'string') scheme.keyName = s.name;
+    securitySchemes.set(name, scheme);
+  }
+
+  return {
+    securitySchemes,
+    parameterDescription(method, path, location, name) {
+      const paths = isRecord(doc.paths) ? doc.paths : {};
+      const item = resolve(paths[path]);
+      if (!isRecord(item)) return undefined;
+      const operation = resolve(item[method.toLowerCase()]);
+      const lists = [isRecord(operation) ? operation.parameters : undefined, item.parameters];
+      for (const list of lists) {
+        if (!Array.isArray(list)) continue;
+        for (const entry of list) {
+          const p = resolve(entry);
+          if (isRecord(p) && p.name === name && p.in === location && typeof p.description === 'string') {
+            return p.description;
+          }
+        }
+      }
+      return undefined;
+    },
+  };
+}

@@ -1,0 +1,888 @@
+import { parametersByKey } from '../openapi/build-request.ts';
+import type { Operation, OperationParameter } from '../openapi/load-openapi.ts';
+import { isJsonMediaType } from '../openapi/media-type.ts';
+import { programmaticReason } from './lint-tools.ts';
+
+/**
+ * `sculptor init`: a first sculpt for one OpenAPI operation, written the way
+ * a designer would start one — only the inputs that mean something to a user,
+ * typed as narrowly as A2T allows; every programmatic parameter hidden as a
+ * constant with a `# REVIEW:` comment; a trimmed output. What needs a human
+ * decision is marked `# REVIEW:`; the rest passes `sculptor check` as written.
+ */
+
+export interface ScaffoldOptions {
+  /** The backend name sculpts use in `call`. */
+  backend: string;
+  /** How `call` names the operation: its operationId, or `METHOD /path` (the default). */
+  operationRef?: string;
+  /** A parameter's description from the document (the normalized model does not keep them). */
+  describeParameter?: (location: string, name: string) => string | undefined;
+  /** Overrides the tool name derived from the operation. */
+  toolName?: string;
+  /** Where the OpenAPI document is, for the header comment. */
+  documentLabel: string;
+  /** `$schema` paths for the editor comment, relative to the output folder. */
+  sculptSchema?: string;
+  testSchema?: string;
+}
+
+export interface Scaffold {
+  toolName: string;
+  sculptText: string;
+  testText: string;
+  /** Required inputs, for the test stub and messages. */
+  inputs: string[];
+  /** How many `# REVIEW:` marks the sculpt carries. */
+  reviews: number;
+}
+
+/** A2T string inputs default to 1024 characters; a scaffold asks for less when the document says nothing. */
+const DEFAULT_STRING_MAX = 256;
+const INT_MAX = 2_147_483_647;
+const MAX_ENUM_VALUES = 100;
+/** A page size a scaffold asks for: enough for an LLM, small enough to stay in its context. */
+const PAGE_SIZE = 10;
+const PLACEHOLDER = 'REPLACE_ME';
+
+const PAGE_SIZE_NAME =
+  /^(limit|per_?page|page_?size|max_?results|max_?items|max_?count|count|top|\$top|rows|num)$/i;
+const PAGE_NAME = /^(page|page_?number|page_?index)$/i;
+const OFFSET_NAME = /^(offset|skip|start|start_?index|\$skip)$/i;
+const CURSOR_NAME =
+  /^(cursor|page_?token|next_?token|next_?page_?token|continuation(_?token)?|marker|after|before|since_?id|max_?id|starting_?after|ending_?before)$/i;
+const FORMAT_NAME =
+  /^(format|output|alt|media_?type_?extension|response_?format|callback|jsonp|pretty(_?print)?|fields|encoding|charset|output_?format|f)$/i;
+/** Headers the gateway or backends.yaml own; a sculpt never sets them. */
+const OWNED_HEADER =
+  /^(authorization|cookie|host|accept|content-type|content-length|user-agent|proxy-.*|x-forwarded-.*|forwarded|connection|te|upgrade|transfer-encoding)$/i;
+/** Output fields an LLM rarely needs: plumbing, links, paging. */
+const PLUMBING_FIELD =
+  /(^id$|_id$|[a-z]Id$|^uuid$|_uuid$|[sS]id$|^sid$|url$|Url$|URL$|uri$|Uri$|^href$|etag|^node_id$|^_|token|cursor|hash$|^sha$|^page|page_?size$|^next|^previous|^first_?page|^last_?page|^start$|^end$|^offset$|^limit$|^api_version$|^account_sid$|^subresource)/;
+/** Output fields worth showing first, in this order. */
+const PREFERRED_FIELDS = [
+  'name',
+  'title',
+  'full_name',
+  'display_name',
+  'friendly_name',
+  'login',
+  'username',
+  'summary',
+  'description',
+  'status',
+  'state',
+  'phone_number',
+  'email',
+  'body',
+  'text',
+  'date',
+  'release_date',
+  'date_created',
+  'created_at',
+  'updated_at',
+  'total',
+  'count',
+  'price',
+  'amount',
+  'currency',
+  'score',
+  'popularity',
+  'followers',
+  'stargazers_count',
+  'open_issues_count',
+  'language',
+  'country',
+  'city',
+  'category',
+  'kind',
+  'type',
+];
+function preference(field: string): number {
+  const i = PREFERRED_FIELDS.indexOf(snakeCase(field));
+  return i < 0 ? PREFERRED_FIELDS.length : i;
+}
+/** Generic names of the list inside an answer. */
+const LIST_PROPERTY = /^(items|data|results|records|entries|values|list|elements|hits)$/i;
+
+type Json = Record<string, unknown>;
+
+// --- names and text -------------------------------------------------------------
+
+/** `getPetById`, `repos/list-for-org`, `Get an Album`, `IsoCountryCode` → snake case A2T names. */
+export function snakeCase(text: string): string {
+  const snake = text
+    .replace(/['’]/g, '')
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
+  if (snake === '') return 'x';
+  return /^[a-z]/.test(snake) ? snake : `n_${snake}`;
+}
+
+/** A2T enum value names: capitalized snake case starting with a letter (`.json` → JSON, `2xx` → V_2XX). */
+export function enumName(value: string): string {
+  const snake = snakeCase(String(value)).toUpperCase();
+  return snake.startsWith('N_') && !/^n_/i.test(String(value)) ? `V_${snake.slice(2)}` : snake;
+}
+
+/** Markdown links, HTML tags and runs of white space removed; one paragraph. */
+export function plainText(text: string | undefined): string {
+  return (text ?? '')
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/[`*_]{1,3}([^`*_]+)[`*_]{1,3}/g, '$1')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** The first sentences of a text, at most `max` characters, ending with a period. */
+export function sentences(text: string, max: number, count = 2): string {
+  const parts = plainText(text).match(/[^.!?]+[.!?]+(\s|$)|[^.!?]+$/g) ?? [];
+  let out = '';
+  for (const part of parts.slice(0, count)) {
+    const next = `${out}${part.trim()} `;
+    if (next.trim().length > max) break;
+    out = next;
+  }
+  out = out.trim();
+  if (out === '')
+    out = plainText(text)
+      .slice(0, max - 1)
+      .trim();
+  if (out !== '' && !/[.!?]$/.test(out)) out = `${out.slice(0, max - 1)}.`;
+  return out;
+}
+
+const ARTICLES = new Set(['a', 'an', 'the']);
+
+/** The tool name: a short summary, else the operationId, else a short description, else method and path. */
+export function toolNameFor(operation: Operation): string {
+  const fromWords = (text: string | undefined): string | undefined => {
+    const first =
+      plainText(text)
+        .split(/[.!?\n]/)[0]
+        ?.trim() ?? '';
+    const words = snakeCase(first)
+      .split('_')
+      .filter((w) => !ARTICLES.has(w));
+    return first && words.length >= 2 && words.length <= 6 ? words.join('_') : undefined;
+  };
+  const name =
+    fromWords(operation.summary) ??
+    (operation.operationId ? snakeCase(operation.operationId) : undefined) ??
+    fromWords(operation.description) ??
+    fromRoute(operation);
+  return name.slice(0, 64).replace(/_+$/, '');
+}
+
+function fromRoute(operation: Operation): string {
+  const segments = operation.path.split('/').filter(Boolean);
+  const statics = segments.map((s) => s.replace(/\{[^}]*\}/g, '')).filter((s) => s !== '');
+  const item = /^\{[^}]+\}$/.test(segments[segments.length - 1] ?? '');
+  const verbs: Record<string, string> = { POST: 'create', PUT: 'update', PATCH: 'update', DELETE: 'delete' };
+  const verb =
+    operation.method === 'GET'
+      ? item
+        ? 'get'
+        : 'list'
+      : (verbs[operation.method] ?? operation.method.toLowerCase());
+  const noun = statics.slice(-2).map(snakeCase).join('_') || 'root';
+  return `${verb}_${noun}`;
+}
+
+/** A double-quoted YAML scalar (JSON strings are valid YAML). */
+function q(text: string): string {
+  return JSON.stringify(text);
+}
+
+/** A JSONata field reference: a name, or a back-quoted one. */
+function field(name: string): string {
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? name : `\`${name.replace(/`/g, '')}\``;
+}
+
+// --- schemas --------------------------------------------------------------------
+
+function isRecord(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function typeOf(schema: unknown): string | undefined {
+  if (!isRecord(schema)) return undefined;
+  const t = schema.type;
+  if (typeof t === 'string') return t;
+  if (Array.isArray(t)) return t.find((x) => x !== 'null') as string | undefined;
+  if (isRecord(schema.properties) || Array.isArray(schema.allOf)) return 'object';
+  if (schema.items) return 'array';
+  for (const key of ['oneOf', 'anyOf'] as const) {
+    const options = schema[key];
+    if (Array.isArray(options)) {
+      const found = options.map(typeOf).find((x) => x !== undefined && x !== 'null');
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+/** Properties of an object schema, `allOf` parts merged. */
+function propertiesOf(schema: unknown): { properties: Record<string, Json>; required: Set<string> } {
+  const properties: Record<string, Json> = {};
+  const required = new Set<string>();
+  const visit = (s: unknown, depth: number) => {
+    if (!isRecord(s) || depth > 8) return;
+    if (isRecord(s.properties)) {
+      for (const [k, v] of Object.entries(s.properties)) if (isRecord(v)) properties[k] = v;
+    }
+    if (Array.isArray(s.required)) for (const r of s.required) if (typeof r === 'string') required.add(r);
+    if (Array.isArray(s.allOf)) for (const part of s.allOf) visit(part, depth + 1);
+  };
+  visit(schema, 0);
+  return { properties, required };
+}
+
+function isScalar(schema: unknown): boolean {
+  const t = typeOf(schema);
+  return t === 'string' || t === 'integer' || t === 'number' || t === 'boolean';
+}
+
+// --- parameters -----------------------------------------------------------------
+
+interface InputPlan {
+  name: string;
+  yaml: string[];
+  /** JSONata for the backend value, from `$inputs.<name>`. */
+  expression: string;
+}
+
+interface Decision {
+  key: string;
+  /** Input, constant (JSONata literal) or left out. */
+  input?: InputPlan;
+  constant?: string;
+  comment?: string;
+}
+
+/** A2T-typed input for a value schema; undefined when A2T has no type for it. */
+function inputFor(
+  name: string,
+  schema: Json | undefined,
+  description: string | undefined,
+  words: string,
+): InputPlan | undefined {
+  const ref = `$inputs.${name}`;
+  const given = sentences(description ?? '', 300);
+  const desc = given || `The ${words.toLowerCase()}.`;
+  const describedBy = (text: string) =>
+    `description: ${q(text)}${given ? '' : '  # REVIEW: the document does not describe it; say what it is.'}`;
+  const lines = (...extra: string[]) => [`  ${name}:`, ...extra.map((l) => `    ${l}`)];
+  const type = typeOf(schema) ?? 'string';
+  const itemSchema = type === 'array' && isRecord(schema?.items) ? (schema.items as Json) : undefined;
+  const valueSchema = itemSchema ?? schema ?? {};
+  const wrap = (expr: string) => (itemSchema ? `[${expr}]` : expr);
+  const valueType = itemSchema ? (typeOf(itemSchema) ?? 'string') : type;
+
+  const values = Array.isArray(valueSchema.enum) ? valueSchema.enum.filter((v) => v !== null) : undefined;
+  if (
+    values &&
+    values.length > 0 &&
+    values.length <= MAX_ENUM_VALUES &&
+    values.every((v) => typeof v === 'string')
+  ) {
+    const names = new Map<string, string>();
+    for (const v of values as string[]) {
+      let n = enumName(v);
+      for (let i = 2; names.has(n); i++) n = `${enumName(v)}_${i}`;
+      names.set(n, v);
+    }
+    const described = enumDescriptions(valueSchema);
+    const yaml = lines(
+      'type: enum',
+      describedBy(desc),
+      '# REVIEW: say what each value means to a user.',
+      'values:',
+    );
+    for (const [n, v] of names) {
+      yaml.push(`      ${n}: ${q(described.get(v) ?? `The value ${JSON.stringify(v)}.`)}`);
+    }
+    const table = [...names].map(([n, v]) => `${q(n)}: ${q(v)}`).join(', ');
+    return { name, yaml, expression: wrap(`$lookup({ ${table} }, ${ref})`) };
+  }
+  if (valueType === 'integer') {
+    const bounds = intBounds(valueSchema);
+    const yaml = lines('type: int');
+    if (bounds.min !== undefined) yaml.push(`    min: ${bounds.min}`);
+    if (bounds.max !== undefined) yaml.push(`    max: ${bounds.max}`);
+    else yaml.push(`    max: ${INT_MAX}  # REVIEW: the document gives no maximum; A2T's default is 65535.`);
+    yaml.push(`    ${describedBy(desc)}`);
+    return { name, yaml, expression: wrap(ref) };
+  }
+  if (valueType === 'boolean') {
+    return { name, yaml: lines('type: boolean', describedBy(desc)), expression: wrap(ref) };
+  }
+  if (valueType === 'number') {
+    const yaml = lines(
+      'type: string',
+      'maxLength: 32',
+      describedBy(`${desc.replace(/\.$/, '')}, as a number.`),
+      '# REVIEW: A2T has no number input type; this string is converted with $number().',
+    );
+    return { name, yaml, expression: wrap(`$number(${ref})`) };
+  }
+  if (valueType === 'string') {
+    const declared = typeof valueSchema.maxLength === 'number' ? valueSchema.maxLength : undefined;
+    const maxLength = Math.min(4096, Math.max(1, Math.floor(declared ?? DEFAULT_STRING_MAX)));
+    const format = typeof valueSchema.format === 'string' ? ` (${valueSchema.format})` : '';
+    const yaml = lines(
+      'type: string',
+      `maxLength: ${maxLength}${declared === undefined ? '  # REVIEW: the document gives no maximum length.' : ''}`,
+      describedBy(
+        format && !desc.includes(String(valueSchema.format)) ? `${desc.replace(/\.$/, '')}${format}.` : desc,
+      ),
+    );
+    return { name, yaml, expression: wrap(ref) };
+  }
+  return undefined;
+}
+
+/** `x-enum-descriptions` (a list or a map) or `x-enumDescriptions`, when a document has them. */
+function enumDescriptions(schema: Json): Map<string, string> {
+  const out = new Map<string, string>();
+  const raw = schema['x-enum-descriptions'] ?? schema['x-enumDescriptions'];
+  const values = Array.isArray(schema.enum) ? schema.enum : [];
+  if (Array.isArray(raw)) {
+    raw.forEach((d, i) => {
+      if (typeof d === 'string' && typeof values[i] === 'string')
+        out.set(values[i] as string, sentences(d, 300));
+    });
+  } else if (isRecord(raw)) {
+    for (const [k, d] of Object.entries(raw)) if (typeof d === 'string') out.set(k, sentences(d, 300));
+  }
+  return out;
+}
+
+function intBounds(schema: Json): { min?: number; max?: number } {
+  const bound = (value: unknown, exclusive: unknown, step: 1 | -1): number | undefined => {
+    if (typeof exclusive === 'number') return Math.trunc(exclusive) + step;
+    if (typeof value !== 'number') return undefined;
+    return Math.trunc(value) + (exclusive === true ? step : 0);
+  };
+  const min = bound(schema.minimum, schema.exclusiveMinimum, 1);
+  const max = bound(schema.maximum, schema.exclusiveMaximum, -1);
+  const clamp = (v: number | undefined) =>
+    v === undefined ? undefined : Math.max(-Number.MAX_SAFE_INTEGER, Math.min(Number.MAX_SAFE_INTEGER, v));
+  const out: { min?: number; max?: number } = {};
+  const lo = clamp(min);
+  const hi = clamp(max);
+  if (lo !== undefined) out.min = lo;
+  if (hi !== undefined && (lo === undefined || hi >= lo)) out.max = hi;
+  return out;
+}
+
+/** A JSONata literal for a constant of this schema's type. */
+function literal(value: unknown): string {
+  return JSON.stringify(value);
+}
+
+function placeholderFor(schema: Json | undefined): unknown {
+  const t = typeOf(schema);
+  if (t === 'integer' || t === 'number') return 1;
+  if (t === 'boolean') return false;
+  if (t === 'array') return [PLACEHOLDER];
+  return PLACEHOLDER;
+}
+
+/** Decides, for each backend parameter, whether it becomes an input, a hidden constant, or is left out. */
+function decide(operation: Operation, taken: Set<string>, options: ScaffoldOptions): Decision[] {
+  const decisions: Decision[] = [];
+  for (const [key, p] of parametersByKey(operation)) {
+    const schema = isRecord(p.schema) ? (p.schema as Json) : undefined;
+    const described = options.describeParameter?.(p.in, p.name) ?? schema?.description;
+    decisions.push(
+      decideParameter(key, p, plainText(typeof described === 'string' ? described : undefined), taken),
+    );
+  }
+  return decisions;
+}
+
+function decideParameter(
+  key: string,
+  p: OperationParameter,
+  description: string,
+  taken: Set<string>,
+): Decision {
+  const schema = isRecord(p.schema) ? (p.schema as Json) : undefined;
+  const fallback = schema?.default;
+  const values = Array.isArray(schema?.enum) ? (schema.enum as unknown[]) : [];
+  const first = sentences(description, 120, 1);
+  const why = (text: string) =>
+    `${p.name} (${p.in})${first ? ` — ${first.replace(/\.$/, '')}` : ''}: ${text}`;
+
+  if (p.in === 'header' && OWNED_HEADER.test(p.name)) {
+    return { key, comment: `${p.name} (header) is left out: the gateway and backends.yaml set it.` };
+  }
+  if (FORMAT_NAME.test(p.name)) {
+    const json = values.find((v) => typeof v === 'string' && /json/i.test(v));
+    const value = json ?? fallback ?? (p.required ? (values[0] ?? 'json') : undefined);
+    if (value === undefined) return { key, comment: why('a format, left to its default.') };
+    return { key, constant: literal(value), comment: why(`a format, fixed to ${literal(value)}.`) };
+  }
+  if (PAGE_SIZE_NAME.test(p.name) && typeOf(schema) !== 'string') {
+    const bounds = intBounds(schema ?? {});
+    const size = Math.max(bounds.min ?? 1, Math.min(bounds.max ?? PAGE_SIZE, PAGE_SIZE));
+    return {
+      key,
+      constant: literal(size),
+      comment: why(`a page size, fixed to ${size} so answers stay small.`),
+    };
+  }
+  if (PAGE_NAME.test(p.name) || OFFSET_NAME.test(p.name)) {
+    if (!p.required) return { key, comment: why('paging, left out: the first page.') };
+    const start = PAGE_NAME.test(p.name) ? Math.max(1, intBounds(schema ?? {}).min ?? 1) : 0;
+    return { key, constant: literal(start), comment: why(`paging, fixed to the first page (${start}).`) };
+  }
+  if (CURSOR_NAME.test(p.name)) {
+    if (!p.required) return { key, comment: why('a paging cursor, left out: the first page.') };
+    return {
+      key,
+      constant: literal(PLACEHOLDER),
+      comment: why('a paging cursor the LLM cannot know; set it.'),
+    };
+  }
+  if (p.in === 'header' || p.in === 'cookie') {
+    if (!p.required) return { key, comment: why('left out.') };
+    const value = fallback ?? values[0] ?? PLACEHOLDER;
+    return { key, constant: literal(value), comment: why(`fixed to ${literal(value)}; check the value.`) };
+  }
+  const name = snakeCase(p.name).slice(0, 64).replace(/_+$/, '');
+  const programmatic = programmaticReason(name, description);
+  if (programmatic) {
+    if (!p.required) return { key, comment: why(`looks programmatic (${programmatic}), left out.`) };
+    const value = fallback ?? placeholderFor(schema);
+    return {
+      key,
+      constant: literal(value),
+      comment: why(
+        `an identifier the LLM cannot know (${programmatic}). Set the value, or find it in an earlier step from something the user can say.`,
+      ),
+    };
+  }
+  if (!p.required) {
+    return {
+      key,
+      comment: why('optional, left out; expose it as an optional input in a later version if users need it.'),
+    };
+  }
+  if (fallback !== undefined) {
+    return {
+      key,
+      constant: literal(fallback),
+      comment: why(`fixed to its default ${literal(fallback)}; make it an input if users choose it.`),
+    };
+  }
+  let inputName = name;
+  for (let i = 2; taken.has(inputName); i++) inputName = `${name}_${i}`;
+  const plan = inputFor(inputName, schema, description, p.name.replace(/[_-]+/g, ' ').toLowerCase());
+  if (!plan) {
+    const value = placeholderFor(schema);
+    return { key, constant: literal(value), comment: why(`A2T has no input type for it: set the value.`) };
+  }
+  taken.add(inputName);
+  return { key, input: plan };
+}
+
+// --- body -----------------------------------------------------------------------
+
+function decideBody(
+  operation: Operation,
+  taken: Set<string>,
+  describe?: (location: string, name: string) => string | undefined,
+): { expression?: string; inputs: InputPlan[]; comments: string[] } {
+  const body = operation.requestBody;
+  if (!body) return { inputs: [], comments: [] };
+  const comments: string[] = [];
+  if (!isJsonMediaType(body.mediaType)) {
+    comments.push(
+      `the operation takes a ${body.mediaType} body; Sculptor sends JSON bodies only, so this call fails (compile.unsupported_operation) unless the API also accepts JSON.`,
+    );
+  }
+  if (
+    !body.required &&
+    operation.method !== 'POST' &&
+    operation.method !== 'PUT' &&
+    operation.method !== 'PATCH'
+  ) {
+    return { inputs: [], comments: ['the optional request body is left out.'] };
+  }
+  const { properties, required } = propertiesOf(body.schema);
+  const inputs: InputPlan[] = [];
+  const members: string[] = [];
+  // A body with nothing marked required still needs something: expose its main text fields, as a guess.
+  const wanted = new Set(required);
+  if (wanted.size === 0) {
+    for (const prop of Object.keys(properties)
+      .filter((p) => ['title', 'name', 'body', 'text', 'message'].includes(p))
+      .slice(0, 2)) {
+      wanted.add(prop);
+      comments.push(
+        `body.${prop}: the document marks no body field required; '${prop}' became an input as a guess.`,
+      );
+    }
+  }
+  for (const [prop, schema] of Object.entries(properties)) {
+    if (!wanted.has(prop)) continue;
+    const name0 = snakeCase(prop).slice(0, 64).replace(/_+$/, '');
+    const described =
+      typeof schema.description === 'string' ? schema.description : describe?.('formData', prop);
+    const description = plainText(described);
+    if (programmaticReason(name0, description)) {
+      members.push(`${q(prop)}: ${literal(placeholderFor(schema))}`);
+      comments.push(`body.${prop}: an identifier the LLM cannot know; set the value.`);
+      continue;
+    }
+    let name = name0;
+    for (let i = 2; taken.has(name); i++) name = `${name0}_${i}`;
+    const plan =
+      isScalar(schema) || typeOf(schema) === 'array' ? inputFor(name, schema, description, prop) : undefined;
+    if (!plan) {
+      members.push(`${q(prop)}: ${literal(placeholderFor(schema))}`);
+      comments.push(`body.${prop}: A2T has no input type for it; set the value.`);
+      continue;
+    }
+    taken.add(name);
+    inputs.push(plan);
+    members.push(`${q(prop)}: ${plan.expression}`);
+  }
+  const optional = Object.keys(properties).filter((p) => !wanted.has(p));
+  if (optional.length > 0)
+    comments.push(
+      `optional body fields left out: ${optional.slice(0, 12).join(', ')}${optional.length > 12 ? ', …' : ''}.`,
+    );
+  if (Object.keys(properties).length === 0)
+    comments.push('the body schema lists no properties: write the body.');
+  return { expression: members.length > 0 ? `{ ${members.join(', ')} }` : '{}', inputs, comments };
+}
+
+// --- outputs --------------------------------------------------------------------
+
+interface OutputPlan {
+  yaml: string[];
+  /** JSONata members `"name": expr`. */
+  members: string[];
+  comments: string[];
+}
+
+function successResponse(operation: Operation): { status: string; schema?: Json } | undefined {
+  const statuses = Object.keys(operation.responses).filter((s) => /^2/.test(s) || s === '2XX');
+  statuses.sort();
+  for (const status of statuses) {
+    const schema = operation.responses[status]?.schema;
+    if (isRecord(schema)) return { status, schema };
+  }
+  return statuses[0] ? { status: statuses[0] } : undefined;
+}
+
+/** Up to `count` scalar fields worth showing, preferred names first, plumbing left out. */
+function pickFields(
+  schema: unknown,
+  count: number,
+): Array<{ prop: string; schema: Json; required: boolean }> {
+  const { properties, required } = propertiesOf(schema);
+  const candidates = Object.entries(properties).filter(([k, s]) => isScalar(s) && !PLUMBING_FIELD.test(k));
+  // Stable sort: preferred names in their order, then the rest in document order.
+  return [...candidates]
+    .sort(([a], [b]) => preference(a) - preference(b))
+    .slice(0, count)
+    .map(([prop, s]) => ({ prop, schema: s, required: required.has(prop) }));
+}
+
+/** The list an answer is about: the answer itself, a property holding an array of objects, or one level down. */
+function findList(schema: Json): { path: string[]; items: Json } | undefined {
+  if (typeOf(schema) === 'array')
+    return isRecord(schema.items) ? { path: [], items: schema.items as Json } : undefined;
+  const { properties } = propertiesOf(schema);
+  const arrays = Object.entries(properties).filter(
+    ([, s]) => typeOf(s) === 'array' && isRecord(s.items) && typeOf(s.items) === 'object',
+  );
+  const chosen = arrays.find(([k]) => LIST_PROPERTY.test(k)) ?? (arrays.length === 1 ? arrays[0] : undefined);
+  if (chosen) return { path: [chosen[0]], items: chosen[1].items as Json };
+  if (pickFields(schema, 2).length >= 2) return undefined;
+  for (const [k, s] of Object.entries(properties)) {
+    if (typeOf(s) !== 'object') continue;
+    const inner = propertiesOf(s).properties;
+    const list = Object.entries(inner).find(
+      ([ik, is]) =>
+        LIST_PROPERTY.test(ik) &&
+        typeOf(is) === 'array' &&
+        isRecord(is.items) &&
+        typeOf(is.items) === 'object',
+    );
+    if (list) return { path: [k, list[0]], items: list[1].items as Json };
+  }
+  return undefined;
+}
+
+function outputType(schema: Json): 'string' | 'int' | 'json' {
+  const t = typeOf(schema);
+  return t === 'string' ? 'string' : t === 'integer' ? 'int' : 'json';
+}
+
+function fieldDescription(prop: string, schema: Json, of: string): string {
+  const d = sentences(typeof schema.description === 'string' ? schema.description : '', 300);
+  return (
+    d ||
+    `The ${prop
+      .replace(/[_-]+/g, ' ')
+      .replace(/([a-z])([A-Z])/g, '$1 $2')
+      .toLowerCase()} of the ${of}.`
+  );
+}
+
+function planOutputs(operation: Operation, stepId: string, noun: string): OutputPlan {
+  const response = successResponse(operation);
+  const step = `$steps.${stepId}`;
+  if (!response?.schema) {
+    return {
+      yaml: ['  result:', '    type: string', `    description: ${q('Says that the call succeeded.')}`],
+      members: [`"result": "done"`],
+      comments: [
+        `the ${response?.status ?? 'success'} answer has no JSON body: the tool only reports success.`,
+      ],
+    };
+  }
+  const list = findList(response.schema);
+  if (list) {
+    const fields = pickFields(list.items, 4);
+    const named = [...list.path].reverse().find((p) => !LIST_PROPERTY.test(p));
+    const listName = snakeCase(named ?? noun);
+    const at = `${step}${list.path.map((p) => `.${field(p)}`).join('')}`;
+    const names = new Set<string>();
+    const members = fields.map((f) => {
+      let n = snakeCase(f.prop);
+      for (let i = 2; names.has(n); i++) n = `${snakeCase(f.prop)}_${i}`;
+      names.add(n);
+      return `${q(n)}: ${field(f.prop)}`;
+    });
+    const described =
+      fields.length > 0 ? `, each with its ${[...names].join(', ').replace(/, ([^,]*)$/, ' and $1')}` : '';
+    const listOutput = listName === 'count' ? 'items' : listName;
+    return {
+      yaml: [
+        `  ${listOutput}:`,
+        '    type: json',
+        `    description: ${q(`Up to ${PAGE_SIZE} ${listOutput.replace(/_/g, ' ')}${described}.`)}`,
+        '  count:',
+        '    type: int',
+        `    description: ${q(`How many ${listOutput.replace(/_/g, ' ')} the answer held.`)}`,
+      ],
+      members: [
+        `${q(listOutput)}: [${at}[[0..${PAGE_SIZE - 1}]]${fields.length > 0 ? `.{ ${members.join(', ')} }` : ''}]`,
+        `"count": $count(${at})`,
+      ],
+      comments:
+        fields.length === 0
+          ? ['the items have no scalar fields the scaffold could pick: project what the LLM needs.']
+          : [],
+    };
+  }
+  const fields = pickFields(response.schema, 5);
+  if (fields.length === 0) {
+    return {
+      yaml: [
+        '  result:',
+        '    type: json',
+        `    description: ${q(`The ${noun.replace(/_/g, ' ')} the backend answered.`)}`,
+      ],
+      members: [`"result": ${step}`],
+      comments: [
+        'the answer has no scalar fields the scaffold could pick: project the few fields the LLM needs.',
+      ],
+    };
+  }
+  const yaml: string[] = [];
+  const members: string[] = [];
+  const names = new Set<string>();
+  for (const f of fields) {
+    let n = snakeCase(f.prop).slice(0, 64).replace(/_+$/, '');
+    for (let i = 2; names.has(n); i++) n = `${snakeCase(f.prop).slice(0, 60)}_${i}`;
+    names.add(n);
+    yaml.push(`  ${n}:`, `    type: ${outputType(f.schema)}`);
+    if (!f.required) yaml.push('    required: false');
+    yaml.push(`    description: ${q(fieldDescription(f.prop, f.schema, noun.replace(/_/g, ' ')))}`);
+    members.push(`${q(n)}: ${step}.${field(f.prop)}`);
+  }
+  return { yaml, members, comments: [] };
+}
+
+// --- the sculpt -------------------------------------------------------------------
+
+export function scaffoldSculpt(operation: Operation, options: ScaffoldOptions): Scaffold {
+  const toolName = options.toolName ?? toolNameFor(operation);
+  const route = `${operation.method} ${operation.path}`;
+  const call = options.operationRef?.startsWith('#')
+    ? `${options.backend}${options.operationRef}`
+    : `${options.backend} ${route}`;
+  const statics = operation.path
+    .split('/')
+    .map((s) => s.replace(/\{[^}]*\}/g, ''))
+    .filter(Boolean);
+  const noun = snakeCase(statics[statics.length - 1] ?? 'result');
+  const stepId =
+    noun.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase()).replace(/^[^a-z]+/, '') || 'call';
+
+  const taken = new Set<string>();
+  const decisions = decide(operation, taken, options);
+  const body = decideBody(operation, taken, options.describeParameter);
+  const inputs = [...decisions.flatMap((d) => (d.input ? [d.input] : [])), ...body.inputs];
+  const outputs = planOutputs(operation, stepId, noun);
+
+  const summary = sentences(operation.summary || operation.description || '', 400) || `Calls ${route}.`;
+  const description = `${summary} ${whenToUse(operation, noun)}`;
+
+  const lines: string[] = [];
+  let reviews = 0;
+  const review = (indent: string, text: string) => {
+    reviews++;
+    lines.push(`${indent}# REVIEW: ${text}`);
+  };
+  if (options.sculptSchema) lines.push(`# yaml-language-server: $schema=${options.sculptSchema}`);
+  lines.push(
+    `# Scaffolded by \`sculptor init\` from ${options.documentLabel}, ${route}${operation.operationId ? ` (${operation.operationId})` : ''}.`,
+    '# Every "REVIEW" comment marks a decision for a designer; `sculptor check` lints the rest.',
+    `tool: ${toolName}`,
+    'version: 1',
+  );
+  review('', 'say what the tool does and when to use it, in the words of the users it serves.');
+  lines.push(`description: ${q(description.slice(0, 1999))}`);
+  lines.push(`tags: [${snakeCase(options.backend).replace(/_/g, '-')}]`);
+  if (inputs.length > 0) {
+    lines.push('inputs:');
+    for (const input of inputs) {
+      for (const l of input.yaml) {
+        if (/# REVIEW:/.test(l)) reviews++;
+        lines.push(l);
+      }
+    }
+  }
+  lines.push('outputs:');
+  review('  ', 'keep only what the LLM needs to answer the user; every field costs context.');
+  lines.push(...outputs.yaml);
+  lines.push('steps:');
+  if (operation.method === 'DELETE') {
+    review(
+      '  ',
+      'this tool deletes: exports mark it ⚠️ DESTRUCTIVE; make sure agents confirm with the user first.',
+    );
+  } else if (!['GET', 'HEAD', 'OPTIONS'].includes(operation.method)) {
+    review(
+      '  ',
+      `this tool changes data (${operation.method}); declare effects: (idempotent, reversible, billable) if the defaults are wrong.`,
+    );
+  }
+  lines.push(`  - id: ${stepId}`, `    call: ${call}`);
+
+  const hidden = decisions.filter((d) => d.constant !== undefined);
+  const leftOut = decisions.filter((d) => !d.input && d.constant === undefined && d.comment);
+  if (hidden.length > 0) lines.push('    # Hidden constants: the LLM never sees these.');
+  for (const d of hidden) review('    ', d.comment!);
+  for (const d of leftOut) lines.push(`    # ${d.comment}`);
+  const params = decisions.flatMap((d) =>
+    d.input
+      ? [`${q(d.key)}: ${d.input.expression}`]
+      : d.constant !== undefined
+        ? [`${q(d.key)}: ${d.constant}`]
+        : [],
+  );
+  if (params.length > 0) {
+    lines.push('    params: |', '      {');
+    params.forEach((p, i) => lines.push(`        ${p}${i < params.length - 1 ? ',' : ''}`));
+    lines.push('      }');
+  }
+  for (const c of body.comments) review('    ', c);
+  if (body.expression !== undefined) lines.push(`    body: ${q(body.expression)}`);
+  if (operation.responses['404']) {
+    const named = inputs.slice(0, 2).map((i) => `{{${i.name}}}`);
+    const which = named.length > 0 ? ` for ${named.join(', ')}` : '';
+    lines.push('    on:');
+    lines.push(
+      `      404: { error: ${q(`Nothing was found${which}. Ask the user to check what they asked for.`)} }`,
+    );
+  }
+  if (operation.method === 'GET') {
+    lines.push(
+      '    # cache: { ttl: 5m }   # uncomment to keep answers that change slowly (scope: caller by default)',
+    );
+  }
+  for (const c of outputs.comments) review('', c);
+  lines.push('output: |', '  {');
+  outputs.members.forEach((m, i) => lines.push(`    ${m}${i < outputs.members.length - 1 ? ',' : ''}`));
+  lines.push('  }', '');
+
+  return {
+    toolName,
+    sculptText: lines.join('\n'),
+    testText: testStub(toolName, inputs, options.testSchema),
+    inputs: inputs.map((i) => i.name),
+    reviews,
+  };
+}
+
+/**
+ * "Use it when the user asks to …" from the summary's first clause, its verb
+ * in the base form ("Returns a list of …" → "return a list of …"); about the
+ * resource when that clause is long.
+ */
+function whenToUse(operation: Operation, noun: string): string {
+  const first = plainText(operation.summary || operation.description || '')
+    .split(/[.!?]\s|[,;:(]/)[0]!
+    .replace(/^to\s+/i, '')
+    .replace(/[.!?\s]+$/, '')
+    .trim();
+  const words = first.split(/\s+/).filter(Boolean);
+  if (words.length === 0 || words.length > 12) {
+    return `Use it when the user asks about ${noun.replace(/_/g, ' ')}.`;
+  }
+  const verb = words[0]!.replace(/^([A-Za-z]{3,}[^s])s$/, '$1');
+  // "Get an Album" → "get an album"; acronyms (SMS, ISO) stay as they are.
+  const rest = words
+    .slice(1)
+    .map((w) => w.replace(/^([A-Z])([a-z]+)$/, (_m, a: string, b: string) => a.toLowerCase() + b));
+  return `Use it when the user asks to ${[verb.toLowerCase(), ...rest].join(' ')}.`;
+}
+
+function testStub(toolName: string, inputs: InputPlan[], schema: string | undefined): string {
+  const lines: string[] = [];
+  if (schema) lines.push(`# yaml-language-server: $schema=${schema}`);
+  lines.push(
+    `# Sculpt tests for ${toolName}: run them with \`sculptor test <this file>\`. Cases run against`,
+    '# recorded backend exchanges (vcrpy cassettes, HAR files); nothing leaves loopback.',
+    `tool: ${toolName}`,
+    '# REVIEW: record real exchanges (vcrpy, or a browser HAR) and list their files or folders here.',
+    'recordings: []',
+    'cases:',
+  );
+  if (inputs.length > 0) {
+    lines.push(
+      `  - name: refuses a call without ${inputs.map((i) => i.name).join(', ')}`,
+      '    inputs: {}',
+      '    expect: { error: input.invalid }',
+    );
+  } else {
+    lines.push(
+      '  - name: refuses an input it does not declare',
+      '    inputs: { not_an_input: 1 }',
+      '    expect: { error: input.invalid }',
+    );
+  }
+  const example = inputs.map((i) => `${i.name}: ${q('…')}`).join(', ');
+  lines.push(
+    '  # REVIEW: once recordings are listed, describe a typical call and what it must answer:',
+    '  # - name: answers a typical question',
+    `  #   inputs: { ${example} }`,
+    '  #   expect:',
+    '  #     outputs: { … }',
+    '',
+  );
+  return lines.join('\n');
+}

@@ -1,4 +1,5 @@
 import { type FSWatcher, watch } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Settings } from '../config/settings.ts';
 import { reviewTools } from '../designer/check-sculpts.ts';
@@ -11,19 +12,28 @@ import { type Gateway, startGateway } from '../server/start-gateway.ts';
 export const WATCH_DEBOUNCE_MS = 150;
 
 export interface SculptWatcher {
+  /** Resolves once every folder is watched. */
+  ready: Promise<void>;
   close(): void;
 }
 
 /**
- * Calls `onChange` after files below `dir` change (fs.watch, recursive),
- * debounced, never twice at once: changes during a run cause one more run.
- * Changes to the lock file and editor temporaries are ignored.
+ * Calls `onChange` after files below `dir` change, debounced, never twice at
+ * once: changes during a run cause one more run. Changes to the lock file and
+ * editor temporaries are ignored.
+ *
+ * Each folder is watched on its own (non-recursive fs.watch) and the set of
+ * watched folders is brought up to date after every change: Node's recursive
+ * mode on Linux watches files, and loses a file an editor saves atomically
+ * (write a temporary, rename it over the original).
  */
 export function watchSculpts(
   dir: string,
   onChange: () => Promise<void>,
   debounceMs = WATCH_DEBOUNCE_MS,
 ): SculptWatcher {
+  const root = path.resolve(dir);
+  const watchers = new Map<string, FSWatcher>();
   let timer: NodeJS.Timeout | undefined;
   let running = false;
   let pending = false;
@@ -36,6 +46,7 @@ export function watchSculpts(
     }
     running = true;
     try {
+      await syncWatchers();
       await onChange();
     } finally {
       running = false;
@@ -49,19 +60,52 @@ export function watchSculpts(
     clearTimeout(timer);
     timer = setTimeout(() => void run(), debounceMs);
   };
-  const watcher: FSWatcher = watch(dir, { recursive: true }, (_event, file) => {
-    const name = file ? path.basename(String(file)) : '';
-    if (name === LOCK_FILE || name.endsWith('~') || name.endsWith('.swp') || /^\.#|^4913$/.test(name)) return;
-    schedule();
-  });
-  watcher.on('error', () => {
-    // A watched folder removed or unreadable: keep serving what was loaded.
-  });
+  const watchFolder = (folder: string) => {
+    if (watchers.has(folder) || closed) return;
+    try {
+      const watcher = watch(folder, (_event, file) => {
+        const name = file ? path.basename(String(file)) : '';
+        if (name === LOCK_FILE || name.endsWith('~') || name.endsWith('.swp') || /^\.#|^4913$/.test(name))
+          return;
+        schedule();
+      });
+      // A folder removed while watched: forget it at the next sync.
+      watcher.on('error', () => {
+        watcher.close();
+        watchers.delete(folder);
+      });
+      watchers.set(folder, watcher);
+    } catch {
+      // Gone or unreadable already.
+    }
+  };
+  const syncWatchers = async () => {
+    const folders = new Set([root]);
+    try {
+      for (const entry of await readdir(root, { withFileTypes: true, recursive: true })) {
+        if (entry.isDirectory() && !entry.name.startsWith('.') && entry.name !== 'node_modules') {
+          folders.add(path.join(entry.parentPath, entry.name));
+        }
+      }
+    } catch {
+      // The root itself is gone: keep what is watched.
+    }
+    for (const [folder, watcher] of watchers) {
+      if (!folders.has(folder)) {
+        watcher.close();
+        watchers.delete(folder);
+      }
+    }
+    for (const folder of folders) watchFolder(folder);
+  };
+  const ready = syncWatchers();
   return {
+    ready,
     close() {
       closed = true;
       clearTimeout(timer);
-      watcher.close();
+      for (const watcher of watchers.values()) watcher.close();
+      watchers.clear();
     },
   };
 }
@@ -105,9 +149,6 @@ export async function serveWatching(
     for (const f of review.findings) print(formatFinding(f));
     print(`sculptor: ${verb} ${gateway.catalog().size} tool(s) from ${dir} (${summarize(review.findings)})`);
   };
-  print(`sculptor: serving at ${gateway.url}${settings.prefix}/tools, watching ${dir} for changes`);
-  await report('loaded');
-
   let generation = 0;
   const watcher = watchSculpts(dir, async () => {
     const n = ++generation;
@@ -126,6 +167,9 @@ export async function serveWatching(
     }
   });
 
+  await watcher.ready;
+  print(`sculptor: serving at ${gateway.url}${settings.prefix}/tools, watching ${dir} for changes`);
+  await report('loaded');
   await new Promise<void>((resolve) => {
     process.once('SIGTERM', () => resolve());
     process.once('SIGINT', () => resolve());

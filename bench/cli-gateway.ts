@@ -23,12 +23,20 @@ export async function startCliGateway(
   sculpts: string,
   env: Record<string, string>,
   logFile: string,
-  timeoutMs = 60_000,
+  options: { execArgv?: string[]; timeoutMs?: number } = {},
 ): Promise<CliGateway> {
+  const timeoutMs = options.timeoutMs ?? 60_000;
   const out = openSync(logFile, 'w');
   const child = spawn(
     process.execPath,
-    ['--import', './src/telemetry/register.ts', 'src/cli/main.ts', 'serve', sculpts],
+    [
+      ...(options.execArgv ?? []),
+      '--import',
+      './src/telemetry/register.ts',
+      'src/cli/main.ts',
+      'serve',
+      sculpts,
+    ],
     {
       cwd: ROOT,
       env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },

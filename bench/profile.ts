@@ -8,7 +8,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { toolIdFor } from '../src/compile/tool-signature.ts';
-import { type Child, startChild } from './child.ts';
+import { startChild } from './child.ts';
+import { startCliGateway } from './cli-gateway.ts';
 import { BENCH_SCULPTS, chainBody, FORECAST_BODY, HAND_WRITTEN_PATH, JSON_POST } from './invocations.ts';
 import type { LoadResult, LoadSpec } from './load.ts';
 
@@ -43,6 +44,7 @@ export interface ProfileSummary {
 const UNATTRIBUTED = new Set(['node: internals', '(native)']);
 
 const ROOT = path.resolve(new URL('..', import.meta.url).pathname);
+const REGISTER = path.join(ROOT, 'src/telemetry/register.ts');
 
 /** The area a frame belongs to: a package, a src/ or bench/ folder, node internals or a VM pseudo-frame. */
 export function areaOf(url: string, functionName: string): string {
@@ -155,9 +157,9 @@ export function formatSummary(summary: ProfileSummary, requests: number): string
   const lines = [
     `CPU busy ${summary.busyMs.toFixed(0)} ms for ${requests} requests: ${perReq(summary.busyMs)} µs of CPU per request.`,
     '',
-    '| Area | self ms | share of busy | µs/request |',
+    '| Component (Node internals and native code charged to their nearest caller) | self ms | share | µs/request |',
     '|---|---:|---:|---:|',
-    ...summary.areas.map(
+    ...summary.components.map(
       (a) => `| ${a.area} | ${a.selfMs.toFixed(0)} | ${pct(a.selfMs)} | ${perReq(a.selfMs)} |`,
     ),
     '',
@@ -170,40 +172,62 @@ export function formatSummary(summary: ProfileSummary, requests: number): string
   return lines.join('\n');
 }
 
+export const PROFILE_TARGETS = ['hand', 'sculptor', 'chain', 'chain_cached', 'hand_tel', 'sculptor_tel'];
+
 export async function profileTarget(
   target: string,
   options: { durationSec: number; warmupSec: number; connections: number; dir: string },
   runLoad: (spec: LoadSpec) => Promise<LoadResult>,
-  backendUrl: string,
+  backend: { url: string; otlpUrl: string },
 ): Promise<{ text: string; profiled: Profiled }> {
   const env = {
-    BENCH_BACKEND_URL: backendUrl,
+    BENCH_BACKEND_URL: backend.url,
     SCULPTOR_SECRET: 'bench-profile-secret-0123456789',
     REDIS_URL: process.env.REDIS_URL || 'redis://127.0.0.1:6379',
   };
+  // The production telemetry set-up, as in the table's telemetry scenarios.
+  const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: backend.otlpUrl, LOG_LEVEL: 'info' };
   const profileDir = path.join(options.dir, target);
   const execArgv = ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
-  let server: Child;
-  let spec: LoadSpec;
-  const common = { connections: options.connections, durationSec: options.durationSec };
-  if (target === 'hand') {
-    server = await startChild('hand-written.ts', { env, execArgv });
-    spec = { ...common, ...JSON_POST, url: `${server.ready.url}${HAND_WRITTEN_PATH}`, body: FORECAST_BODY };
+  let server: { url: string; stop(): Promise<void> };
+  let tool = 'bench_forecast';
+  if (target === 'hand' || target === 'hand_tel') {
+    const telemetry = target === 'hand_tel';
+    const child = await startChild('hand-written.ts', {
+      env: telemetry ? { ...env, ...otel, BENCH_TELEMETRY: '1', OTEL_SERVICE_NAME: 'hand-written' } : env,
+      execArgv: telemetry ? [...execArgv, '--import', REGISTER] : execArgv,
+      ...(telemetry ? { stdout: path.join(options.dir, 'hand-written.log') } : {}),
+    });
+    server = { url: child.ready.url!, stop: child.stop };
+  } else if (target === 'sculptor_tel') {
+    server = await startCliGateway(
+      BENCH_SCULPTS,
+      { ...env, ...otel },
+      path.join(options.dir, 'gateway.log'),
+      {
+        execArgv,
+      },
+    );
   } else {
-    const tool = { sculptor: 'bench_forecast', chain: 'bench_chain', chain_cached: 'bench_chain_cached' }[
+    const named = { sculptor: 'bench_forecast', chain: 'bench_chain', chain_cached: 'bench_chain_cached' }[
       target
     ];
-    if (!tool) throw new Error(`Unknown profile target '${target}' (sculptor, hand, chain, chain_cached).`);
-    server = await startChild('sculptor.ts', {
-      args: [BENCH_SCULPTS],
-      env,
-      execArgv,
-    });
-    const body = tool === 'bench_forecast' ? FORECAST_BODY : chainBody(tool);
-    spec = { ...common, ...JSON_POST, url: `${server.ready.url}/tools/${toolIdFor(tool)}:invoke`, body };
+    if (!named) throw new Error(`Unknown profile target '${target}' (${PROFILE_TARGETS.join(', ')}).`);
+    tool = named;
+    const child = await startChild('sculptor.ts', { args: [BENCH_SCULPTS], env, execArgv });
+    server = { url: child.ready.url!, stop: child.stop };
   }
+  const common = { connections: options.connections, durationSec: options.durationSec };
+  const spec: LoadSpec = target.startsWith('hand')
+    ? { ...common, ...JSON_POST, url: `${server.url}${HAND_WRITTEN_PATH}`, body: FORECAST_BODY }
+    : {
+        ...common,
+        ...JSON_POST,
+        url: `${server.url}/tools/${toolIdFor(tool)}:invoke`,
+        body: tool === 'bench_forecast' ? FORECAST_BODY : chainBody(tool),
+      };
   // The warm-up is profiled too: a profile cannot start late. It is short next to the measured part.
-  await runLoad({ ...spec, durationSec: options.warmupSec });
+  const warmup = await runLoad({ ...spec, durationSec: options.warmupSec });
   const result = await runLoad(spec);
   await server.stop();
   const files = (await readdir(profileDir)).filter((f) => f.endsWith('.cpuprofile'));
@@ -212,7 +236,7 @@ export async function profileTarget(
   const profile = JSON.parse(await readFile(file, 'utf8')) as CpuProfile;
   const summary = summarize(profile);
   // The warm-up ran under the profiler too.
-  const requests = result.requests + Math.round(result.rps * options.warmupSec);
+  const requests = result.requests + warmup.requests;
   const text = [
     `### ${target}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms under the profiler (${options.connections} connections, ${options.durationSec} s after ${options.warmupSec} s warm-up)`,
     `Profile: ${file}`,

@@ -653,7 +653,7 @@ function markdownTable(rows: string[][]): string {
 
 async function profileMain(targets: string[]): Promise<void> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'sculptor-profile-'));
-  const backend = await startChild('backend.ts');
+  const backend = await startChild<ReadyMessage & { otlpUrl: string }>('backend.ts');
   const load = await startChild('load.ts');
   try {
     for (const line of machineLines()) log(line);
@@ -665,14 +665,24 @@ async function profileMain(targets: string[]): Promise<void> {
         target,
         { durationSec: Math.max(DURATION, 10), warmupSec: WARMUP, connections: CONNECTIONS, dir },
         runLoad,
-        backend.ready.url!,
+        { url: backend.ready.url!, otlpUrl: backend.ready.otlpUrl },
       );
       profiled.set(target, p);
       console.log(`\n${text}`);
     }
-    const hand = profiled.get('hand');
-    for (const [target, p] of profiled) {
-      if (hand && target !== 'hand') console.log(`\n${formatComparison(hand, p)}`);
+    // Each against its hand-written counterpart, and telemetry on against off.
+    const pairs = [
+      ['hand', 'sculptor'],
+      ['hand', 'chain'],
+      ['hand', 'chain_cached'],
+      ['hand_tel', 'sculptor_tel'],
+      ['hand', 'hand_tel'],
+      ['sculptor', 'sculptor_tel'],
+    ];
+    for (const [a, b] of pairs) {
+      const pa = profiled.get(a!);
+      const pb = profiled.get(b!);
+      if (pa && pb) console.log(`\n${formatComparison(pa, pb)}`);
     }
   } finally {
     await Promise.allSettled([backend.stop(), load.stop()]);

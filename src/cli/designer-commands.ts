@@ -1,6 +1,7 @@
 import { compileSculpts } from '../compile/compile-sculpts.ts';
 import type { CompiledTool } from '../compile/compile-tool.ts';
 import { checkSculpts } from '../designer/check-sculpts.ts';
+import { compileEach } from '../designer/compile-each.ts';
 import { displayPath, type Finding, formatFinding } from '../designer/findings.ts';
 import { initSculpt } from '../designer/init-sculpt.ts';
 import { type ExportFormat, exportTools } from '../designer/provider-exports.ts';
@@ -114,13 +115,14 @@ export async function exportCommand({ values, positionals }: ParsedArgs): Promis
 export async function diffCommand({ values, positionals }: ParsedArgs): Promise<number> {
   const name = positionals[0]!;
   const dir = sculptsDir(positionals[1]);
-  const tools = await compileOrReport(dir);
-  if (!tools) return 1;
+  // Each version on its own: a version that breaks A2T §5.4 stops the folder from compiling, and is what diff must show.
+  const { tools, errors } = await compileEach(dir);
   const versions = tools
     .filter((t) => t.signature.name === name)
     .sort((a, b) => a.signature.version - b.signature.version);
   if (versions.length === 0) {
-    console.error(`There is no tool '${name}' in ${dir}.`);
+    for (const e of errors) console.error(formatFinding({ severity: 'error', error: e }));
+    console.error(`There is no tool '${name}' that compiles in ${dir}.`);
     return 1;
   }
   const numbers = versions.map((t) => t.signature.version);

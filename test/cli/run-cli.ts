@@ -68,6 +68,8 @@ export interface CliProcess {
   output(): string;
   /** Resolves with the first match in the output after `from` (an offset into output()). */
   waitFor(pattern: RegExp, options?: { from?: number; timeoutMs?: number }): Promise<RegExpExecArray>;
+  /** The exit code once the process ends on its own (rejects after `timeoutMs`). */
+  exit(timeoutMs?: number): Promise<number | null>;
   /** SIGINT, then the exit code (SIGKILL after `timeoutMs`). */
   stop(timeoutMs?: number): Promise<number | null>;
 }
@@ -116,6 +118,18 @@ export function startCli(args: string[], options: { env?: Record<string, string>
           }
         });
         check();
+      });
+    },
+    exit(timeoutMs = 10_000) {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`Still running after ${timeoutMs} ms:\n${output}`)),
+          timeoutMs,
+        );
+        void exited.then((code) => {
+          clearTimeout(timer);
+          resolve(code);
+        });
       });
     },
     async stop(timeoutMs = 10_000) {

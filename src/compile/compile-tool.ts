@@ -29,6 +29,8 @@ export interface CompiledStep {
   when?: CompiledExpression;
   result?: CompiledExpression;
   cache?: { ttlMs: number; scope: 'shared' | 'caller' };
+  /** Declared safe to repeat: may be cached and retried whatever its method. */
+  idempotent: boolean;
   /** Backend outcomes the sculpt maps to tool errors: '404', '4xx', 'empty' → message template. */
   on: ReadonlyMap<string, string>;
   /** Earlier steps whose results this step reads. */
@@ -153,6 +155,7 @@ export function compileTool(
       operationRef: decl.call.slice(decl.call.search(/[# ]/) + 1),
       ...definedOnly(exprs),
       ...(cache ? { cache } : {}),
+      idempotent: decl.idempotent === true,
       on: new Map(Object.entries(decl.on ?? {}).map(([key, outcome]) => [key, outcome.error])),
       dependsOn: [...dependsOn],
     });

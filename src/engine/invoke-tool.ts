@@ -71,6 +71,7 @@ export function createEngine(options: EngineOptions): Engine {
           inputs,
           steps: {},
           signal: AbortSignal.any([deadline, abort.signal, ...(signal ? [signal] : [])]),
+          deadlineAt: Date.now() + tool.timeoutMs,
           sender: options.sender,
           cache: options.cache,
           cacheSecret: options.cacheSecret,

@@ -3,13 +3,14 @@ import type { StepCache } from '../cache/step-cache.ts';
 import type { CompiledExpression } from '../compile/compile-expression.ts';
 import type { CompiledStep } from '../compile/compile-tool.ts';
 import { SculptorError } from '../errors/sculptor-error.ts';
-import type { BackendRequest, BackendResponse, SendOptions } from '../http/backend-client.ts';
+import type { BackendRequest, BackendResponse } from '../http/backend-client.ts';
+import type { ResilientSendOptions } from '../http/resilient-sender.ts';
 import { buildRequest } from '../openapi/build-request.ts';
 import type { ToolInputs } from './validate-invocation.ts';
 
 /** What the engine needs from an HTTP client (the real one is src/http). */
 export interface BackendSender {
-  send(request: BackendRequest, options: SendOptions): Promise<BackendResponse>;
+  send(request: BackendRequest, options: ResilientSendOptions): Promise<BackendResponse>;
 }
 
 export interface StepContext {
@@ -17,6 +18,8 @@ export interface StepContext {
   /** Results of earlier steps, by id (after their `result` projection). */
   steps: Record<string, unknown>;
   signal: AbortSignal;
+  /** When the invocation's deadline falls (epoch ms), for retry decisions. */
+  deadlineAt: number;
   sender: BackendSender;
   cache: StepCache | undefined;
   cacheSecret: string;
@@ -78,6 +81,8 @@ export async function runStep(step: CompiledStep, ctx: StepContext, report: Step
   const send = async (): Promise<StoredAnswer> => {
     const response = await ctx.sender.send(withCredentials(step, request), {
       signal: ctx.signal,
+      deadlineAt: ctx.deadlineAt,
+      idempotent: step.idempotent,
       allowPrivate: ctx.allowPrivate || step.backend.allowPrivate,
     });
     ctx.debug?.response?.(step.id, response);

@@ -17,6 +17,7 @@ import { SculptorError } from '../errors/sculptor-error.ts';
 import { createA2tFace, problem } from '../faces/a2t/a2t-face.ts';
 import { matchRoute } from '../faces/a2t/a2t-routes.ts';
 import { createBackendClient } from '../http/backend-client.ts';
+import { withResilience } from '../http/resilient-sender.ts';
 import { instrumentEngine } from '../telemetry/instrument-engine.ts';
 import { describeError, type GatewayLogger } from '../telemetry/logger.ts';
 import { createMetrics, type GatewayMetrics } from '../telemetry/metrics.ts';
@@ -126,7 +127,8 @@ export async function startGateway({
   const engine = instrumentEngine(
     drainable(
       createEngine({
-        sender: client,
+        // Retries, breaker and concurrency cap per backend origin (RELIABILITY C1-C8).
+        sender: withResilience(client),
         cache: stepCache,
         cacheSecret: settings.secret,
         allowPrivateEgress: settings.allowPrivateEgress,

@@ -321,8 +321,13 @@ describe('backend failures become errors that say whether a retry can help', () 
     ['fault_mode', { mode: 'DRIP' }, 504, 'upstream.timeout', true],
     ['fault_delay', { ms: 3000 }, 504, 'upstream.timeout', true],
   ])('%s %j → %i %s', async (tool, params, status, code, retryable) => {
+    // A gateway of its own: deliberate failures must not open another case's breaker.
+    const own = await startTestGateway('test/fixtures/sculpts-fault', { FAULT_URL: fault.origin });
     const started = performance.now();
-    const res = await callFault(tool, params);
+    const res = await invoke(own.url, path(tool), {
+      name: tool,
+      input_parameters: Object.entries(params).map(([n, value]) => ({ name: n, value })),
+    }).finally(() => own.close());
     expect(res.status).toBe(status);
     expect(res.body).toMatchObject({ code, retryable, status });
     expect(res.headers.get('content-type')).toBe('application/problem+json');
@@ -344,6 +349,26 @@ describe('backend failures become errors that say whether a retry can help', () 
     const before = fault.requests.length;
     await callFault('fault_mode', { mode: 'JSON' });
     expect(fault.requests[before]!.headers['x-static']).toBe('static-value');
+  });
+
+  it('opens the circuit after 5 consecutive backend failures: the 6th call is answered without reaching it', async () => {
+    const own = await startTestGateway('test/fixtures/sculpts-fault', { FAULT_URL: fault.origin });
+    try {
+      const fail = () =>
+        invoke(own.url, path('fault_status'), {
+          name: 'fault_status',
+          input_parameters: [{ name: 'code', value: 500 }],
+        });
+      for (let i = 0; i < 5; i++) expect((await fail()).status).toBe(502);
+      const before = fault.requests.length;
+      const sixth = await fail();
+      expect(sixth.status).toBe(503);
+      expect(sixth.body).toMatchObject({ code: 'upstream.unavailable', retryable: true });
+      expect(sixth.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(fault.requests.length).toBe(before);
+    } finally {
+      await own.close();
+    }
   });
 
   it('503 when the backend is down', async () => {

@@ -409,11 +409,11 @@ export function commandNamed(name: string): CommandSpec | undefined {
 export const USAGE = `Usage: sculptor <command> [options]
 
 Commands:
-${COMMANDS.map((c) => `  ${synopsis(c).padEnd(44)} ${c.summary}`).join('\n')}
+${COMMANDS.map((c) => `  ${synopsis(c).padEnd(36)} ${c.summary}`).join('\n')}
 
 Options:
-  --agent                                      Describe this CLI in ATIP JSON (for agents).
-  -h, --help                                   This help; 'sculptor <command> --help' for a command's.`;
+  --agent                              Describe this CLI in ATIP JSON (for agents).
+  -h, --help                           This help; 'sculptor <command> --help' for a command's.`;
 
 function synopsis(c: CommandSpec): string {
   const args = c.arguments.map((a) => {

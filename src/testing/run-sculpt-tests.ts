@@ -36,8 +36,7 @@ export interface ObservedCall {
 
 /** What the tool did: its outputs by name, or the error it ended with. */
 export type ActualOutcome =
-  | { outputs: Record<string, unknown> }
-  | { error: { code: string; message: string; problems?: unknown } };
+  { outputs: Record<string, unknown> } | { error: { code: string; message: string; problems?: unknown } };
 
 export interface CaseFailure {
   /**

@@ -12,9 +12,7 @@ export const TEST_SUFFIX = '.test.yaml';
 export type InputValue = unknown;
 
 /** What a case expects: every output exactly, or an error code (and part of its message). */
-export type CaseExpectation =
-  | { outputs: Record<string, unknown> }
-  | { error: string; message?: string };
+export type CaseExpectation = { outputs: Record<string, unknown> } | { error: string; message?: string };
 
 export interface SculptTestCase {
   name: string;
@@ -82,9 +80,10 @@ export async function loadSculptTestFile(
   if (!parsed.source) return { errors: parsed.errors };
   const source = parsed.source;
   if (!validate(source.value)) {
-    const errors = schemaErrors(validate.errors ?? []).map(({ at, key, message }) =>
-      // An unknown property is shown at its key, anything else at its value.
-      new SculptorError('load.schema', message, { at: key ? source.keyAt([...at, key]) : source.at(at) }),
+    const errors = schemaErrors(validate.errors ?? []).map(
+      ({ at, key, message }) =>
+        // An unknown property is shown at its key, anything else at its value.
+        new SculptorError('load.schema', message, { at: key ? source.keyAt([...at, key]) : source.at(at) }),
     );
     return { errors: errors.sort((a, b) => a.at!.line - b.at!.line || a.at!.column - b.at!.column) };
   }

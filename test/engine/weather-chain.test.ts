@@ -149,9 +149,7 @@ describe('lookup_weather_by_city through the engine, against the recordings', ()
     expect(store.ttls[0]).toBeLessThanOrEqual(NEGATIVE_TTL_MS * 1.1);
     const again = await lookupError(engine, w.v2, { city });
     expect(again.report.steps[0]!.cache).toBe('hit');
-    expect(w.callsSince(since)).toEqual([
-      `GET /v1/search?name=${city}&count=5&format=json&language=en`,
-    ]);
+    expect(w.callsSince(since)).toEqual([`GET /v1/search?name=${city}&count=5&format=json&language=en`]);
 
     // A place that exists keeps the step TTLs, jittered ±10 % (30 d is also the cap).
     await lookup(engine, w.v2, { city: 'New York' });

@@ -162,9 +162,7 @@ describe('files that cannot run', () => {
         '  - { name: a, expect: { error: tool.error } }\n',
     );
     const run = await runSculptTests([lonely]);
-    expect(run.files[0]!.errors.map((e) => e.message)).toEqual([
-      expect.stringMatching(/^No sculpt folder/),
-    ]);
+    expect(run.files[0]!.errors.map((e) => e.message)).toEqual([expect.stringMatching(/^No sculpt folder/)]);
   });
 });
 

@@ -2,9 +2,10 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { findingsOf, removeFolder, runCli, tempFolder } from './run-cli.ts';
+import { findingsOf, REPO, removeFolder, runCli, tempFolder } from './run-cli.ts';
 
-const SPECS = '/work/shared/specs';
+/** The shared corpus of real documents (see its SOURCES.md), beside the repository. */
+const SPECS = path.resolve(REPO, '../shared/specs');
 const folders: string[] = [];
 afterEach(async () => {
   await Promise.all(folders.splice(0).map(removeFolder));

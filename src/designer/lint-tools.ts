@@ -344,6 +344,7 @@ function unboundedSorts(
     if (!array) return;
     let sliced = false;
     const sources = new Set<string>();
+    if (self && isVariable(array, '')) sources.add(self);
     walkAst(array, (inner) => {
       if (inner.type === 'binary' && inner.value === '..') sliced = true;
       if (inner.type === 'path' && Array.isArray(inner.steps)) {

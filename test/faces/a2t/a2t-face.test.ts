@@ -189,3 +189,36 @@ describe('tool details and versions (A2T §6.2, §6.3)', () => {
     expect(((await res.json()) as { code: string }).code).toBe(code);
   });
 });
+
+describe('the {platform-root} prefix (A2T §6.1)', () => {
+  it('serves every A2T route below SCULPTOR_PREFIX and nothing at the bare paths', async () => {
+    const prefixed = await startTestGateway(
+      'sculpts',
+      { PETSTORE_BASE_URL: `${backend.url}/v2`, PETSTORE3_BASE_URL: `${backend.url}/api/v3` },
+      { prefix: '/a2t/v1' },
+    );
+    try {
+      const list = await getJson(`${prefixed.url}/a2t/v1/tools?pageLimit=1`);
+      expect(list.status).toBe(200);
+      const next = (list.body.paging as { next: string }).next;
+      expect(
+        (await getJson(`${prefixed.url}/a2t/v1/tools?pageLimit=1&pageCursor=${encodeURIComponent(next)}`))
+          .status,
+      ).toBe(200);
+      expect(
+        (await getJson(`${prefixed.url}/a2t/v1/tools/${id('describe_pet')}/versions/1`)).body,
+      ).toMatchObject({ version: 1 });
+      const res = await fetch(`${prefixed.url}/a2t/v1/tools/${id('describe_pet')}:invoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'describe_pet', input_parameters: [{ name: 'pet_number', value: 1 }] }),
+      });
+      expect(res.status).toBe(200);
+      expect((await fetch(`${prefixed.url}/tools`)).status).toBe(404);
+      expect((await fetch(`${prefixed.url}/a2t/tools`)).status).toBe(404);
+      expect((await fetch(`${prefixed.url}/livez`)).status).toBe(200);
+    } finally {
+      await prefixed.close();
+    }
+  });
+});

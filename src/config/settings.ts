@@ -17,6 +17,10 @@ export interface Settings {
   allowPrivateEgress: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   drainMs: number;
+  /** Inbound: the request head must arrive within this (slowloris, RELIABILITY A2). */
+  headersTimeoutMs: number;
+  /** Inbound: the whole request, body included, must arrive within this (A2). */
+  requestTimeoutMs: number;
 }
 
 export class SettingsError extends Error {
@@ -79,8 +83,15 @@ export function readSettings(env: Env = process.env, overrides: Partial<Settings
       'info',
     ),
     drainMs: int('SCULPTOR_DRAIN_MS', 8_000, 0, 600_000),
+    headersTimeoutMs: int('SCULPTOR_HEADERS_TIMEOUT_MS', 10_000, 100, 300_000),
+    requestTimeoutMs: int('SCULPTOR_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
     ...overrides,
   };
+  if (settings.headersTimeoutMs > settings.requestTimeoutMs) {
+    problems.push(
+      `SCULPTOR_HEADERS_TIMEOUT_MS (${settings.headersTimeoutMs}) must not exceed SCULPTOR_REQUEST_TIMEOUT_MS (${settings.requestTimeoutMs}).`,
+    );
+  }
   problems.push(...telemetryProblems(env));
   if (problems.length > 0) throw new SettingsError(`Invalid settings:\n  ${problems.join('\n  ')}`);
   return settings;

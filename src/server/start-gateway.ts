@@ -191,8 +191,11 @@ export async function startGateway({
         hostname: settings.host,
         // Slow clients cannot hold sockets forever (RELIABILITY A2/A3).
         serverOptions: {
-          requestTimeout: 30_000,
-          headersTimeout: 10_000,
+          requestTimeout: settings.requestTimeoutMs,
+          headersTimeout: settings.headersTimeoutMs,
+          // Node checks both timeouts only this often (default 30 s, which let a
+          // slow head live 30 s whatever headersTimeout said): check 4× per timeout.
+          connectionsCheckingInterval: Math.max(50, Math.min(1_000, settings.headersTimeoutMs / 4)),
           keepAliveTimeout: 5_000,
           maxHeaderSize: 16_384,
         },

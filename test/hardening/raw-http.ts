@@ -1,0 +1,86 @@
+/**
+ * Raw TCP clients for socket-level tests: what a hostile or broken HTTP
+ * client sends, byte for byte, and what the gateway does with the socket.
+ * Every socket is bounded in time and destroyed by the caller's cleanup.
+ */
+import { connect, type Socket } from 'node:net';
+import { runInNewContext } from 'node:vm';
+import { setFlagsFromString } from 'node:v8';
+
+export interface RawExchange {
+  /** Everything the server sent, as latin1 text. */
+  text: string;
+  /** The status of the first response line, or undefined when none came. */
+  status: number | undefined;
+  /** ms from connect to the socket's close. */
+  closedAfterMs: number;
+  /** Whether the server ended the connection (FIN), rather than our cleanup destroying it. */
+  endedByServer: boolean;
+}
+
+export interface RawClient {
+  socket: Socket;
+  /** Resolves when the socket closes, whoever closed it. */
+  closed: Promise<RawExchange>;
+}
+
+/** Connects to `url`'s host and port; `onConnect` writes what the test wants sent. */
+export function rawClient(url: string, onConnect: (socket: Socket) => void): RawClient {
+  const { hostname, port } = new URL(url);
+  const socket = connect({ host: hostname, port: Number(port) });
+  const started = performance.now();
+  let text = '';
+  let endedByServer = false;
+  socket.setEncoding('latin1');
+  socket.on('data', (chunk: string) => (text += chunk));
+  socket.on('end', () => {
+    endedByServer = true;
+    socket.end();
+  });
+  socket.on('error', () => {});
+  socket.once('connect', () => onConnect(socket));
+  const closed = new Promise<RawExchange>((resolve) =>
+    socket.once('close', () =>
+      resolve({
+        text,
+        status: statusOf(text),
+        closedAfterMs: performance.now() - started,
+        endedByServer,
+      }),
+    ),
+  );
+  return { socket, closed };
+}
+
+/** Sends `bytes` at once and waits (at most `timeoutMs`) for the server to close the connection. */
+export async function rawExchange(url: string, bytes: string, timeoutMs = 5_000): Promise<RawExchange> {
+  const client = rawClient(url, (socket) => socket.write(bytes, 'latin1'));
+  const timer = setTimeout(() => client.socket.destroy(), timeoutMs);
+  try {
+    return await client.closed;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function statusOf(text: string): number | undefined {
+  const match = /^HTTP\/1\.1 (\d{3}) /.exec(text);
+  return match ? Number(match[1]) : undefined;
+}
+
+let gcFunction: (() => void) | undefined;
+
+/** A full garbage collection, so heap figures compare like with like. */
+export function collectGarbage(): void {
+  if (!gcFunction) {
+    setFlagsFromString('--expose-gc');
+    gcFunction = runInNewContext('gc') as () => void;
+  }
+  gcFunction();
+}
+
+/** Heap in use after a full collection, in MiB. */
+export function heapAfterGcMiB(): number {
+  collectGarbage();
+  return process.memoryUsage().heapUsed / 2 ** 20;
+}

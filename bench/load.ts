@@ -13,6 +13,8 @@ import { failStart } from './child.ts';
 import { percentile } from './stats.ts';
 
 export interface LoadSpec {
+  /** Names the target: its last measured rate sizes the next run (see runTimed). */
+  key?: string;
   url: string;
   method?: 'GET' | 'POST';
   /** Requests each connection sends in turn, cycling (paths below `url`). Default: `url` itself. */
@@ -21,6 +23,8 @@ export interface LoadSpec {
   body?: string;
   connections: number;
   durationSec: number;
+  /** Requests to send in all; set by runTimed. */
+  amount?: number;
 }
 
 export interface LoadResult {
@@ -61,10 +65,15 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
       ...(spec.paths ? { requests: spec.paths.map((path) => ({ path })) } : {}),
       connections: spec.connections,
       pipelining: 1,
-      duration: spec.durationSec,
+      ...(spec.amount !== undefined ? { amount: spec.amount } : { duration: spec.durationSec }),
+      // autocannon reports only at its next sample tick after the last response: keep that wait short.
+      sampleInt: 100,
       timeout: 10,
     });
+    const started = performance.now();
+    let lastResponse = started;
     instance.on('response', (_client, status, _bytes, ms) => {
+      lastResponse = performance.now();
       if (status < 200 || status >= 300) return;
       ok++;
       if (count === latencies.length) {
@@ -79,7 +88,8 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
       const sorted = latencies.subarray(0, count).sort();
       resolve({
         requests: ok,
-        rps: ok / result.duration,
+        // From the start to the last response: autocannon's own duration runs to its next sample tick.
+        rps: ok / Math.max(1e-3, (lastResponse - started) / 1000),
         p50Ms: percentile(sorted, 0.5),
         p99Ms: percentile(sorted, 0.99),
         non2xx: result.non2xx,
@@ -90,12 +100,34 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
   });
 }
 
+const rates = new Map<string, number>();
+
+/**
+ * A run of about `durationSec` that ends when its last responses are in.
+ * autocannon's own timer destroys the connections with requests in flight,
+ * and Sculptor counts callers hanging up mid-call as backend failures (its
+ * circuit breaker then pauses the backend for 30 s), so runs are sized by
+ * request count instead: the target's last measured rate × the duration
+ * (a short calibration run the first time).
+ */
+export async function runTimed(spec: LoadSpec): Promise<LoadResult> {
+  const key = spec.key ?? `${spec.method ?? 'GET'} ${spec.url} ${spec.connections}`;
+  if (!rates.has(key)) {
+    const calibration = await runLoad({ ...spec, amount: spec.connections * 25 });
+    rates.set(key, calibration.rps);
+  }
+  const amount = Math.max(spec.connections, Math.round(rates.get(key)! * spec.durationSec));
+  const result = await runLoad({ ...spec, amount });
+  if (result.rps > 0) rates.set(key, result.rps);
+  return result;
+}
+
 if (import.meta.main) {
   process.on('message', (message: unknown) => {
     const m = message as { type?: string; id?: number; spec?: LoadSpec };
     if (m.type === 'stop') process.exit(0);
     if (m.type !== 'run' || !m.spec) return;
-    runLoad(m.spec).then(
+    runTimed(m.spec).then(
       (result) => process.send?.({ type: 'result', id: m.id, result }),
       (err: unknown) => process.send?.({ type: 'result', id: m.id, error: String(err) }),
     );

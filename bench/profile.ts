@@ -217,7 +217,7 @@ export async function profileTarget(
     const child = await startChild('sculptor.ts', { args: [BENCH_SCULPTS], env, execArgv });
     server = { url: child.ready.url!, stop: child.stop };
   }
-  const common = { connections: options.connections, durationSec: options.durationSec };
+  const common = { key: target, connections: options.connections, durationSec: options.durationSec };
   const spec: LoadSpec = target.startsWith('hand')
     ? { ...common, ...JSON_POST, url: `${server.url}${HAND_WRITTEN_PATH}`, body: FORECAST_BODY }
     : {

@@ -52,6 +52,40 @@ export function rawClient(url: string, onConnect: (socket: Socket) => void): Raw
   return { socket, closed };
 }
 
+/**
+ * Sends `bytes` and waits (at most `timeoutMs`) for one complete response
+ * (framed by Content-Length), then closes the socket.
+ */
+export async function rawRequest(url: string, bytes: string, timeoutMs = 5_000): Promise<RawExchange> {
+  const client = rawClient(url, (socket) => socket.write(bytes, 'latin1'));
+  let text = '';
+  client.socket.on('data', (chunk: string) => {
+    text += chunk;
+    const end = text.indexOf('\r\n\r\n');
+    if (end < 0) return;
+    const length = Number(/\r\ncontent-length: *(\d+)/i.exec(text.slice(0, end))?.[1] ?? 0);
+    if (Buffer.byteLength(text.slice(end + 4), 'latin1') >= length) client.socket.destroy();
+  });
+  const timer = setTimeout(() => client.socket.destroy(), timeoutMs);
+  try {
+    return await client.closed;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The response head's header fields, names lower-cased, in order. */
+export function headerFields(exchange: RawExchange): Array<[string, string]> {
+  const head = exchange.text.split('\r\n\r\n')[0] ?? '';
+  return head
+    .split('\r\n')
+    .slice(1)
+    .map((line) => {
+      const colon = line.indexOf(':');
+      return [line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim()] as [string, string];
+    });
+}
+
 /** Sends `bytes` at once and waits (at most `timeoutMs`) for the server to close the connection. */
 export async function rawExchange(url: string, bytes: string, timeoutMs = 5_000): Promise<RawExchange> {
   const client = rawClient(url, (socket) => socket.write(bytes, 'latin1'));

@@ -677,6 +677,7 @@ function baselineName(key: string): string {
     {
       direct: 'direct',
       hand: 'hand-written',
+      hand_c1: 'hand-written, 1 connection',
       hand_tel: 'hand-written with telemetry',
       chain: 'uncached chain',
     }[key] ?? key

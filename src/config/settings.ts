@@ -21,6 +21,10 @@ export interface Settings {
   headersTimeoutMs: number;
   /** Inbound: the whole request, body included, must arrive within this (A2). */
   requestTimeoutMs: number;
+  /** Backend calls per invocation, retries included (RELIABILITY C9). */
+  maxBackendCalls: number;
+  /** Event-loop lag (ms) above which invocations are shed and readiness fails; 0 = off (RELIABILITY C10). */
+  shedLagMs: number;
 }
 
 export class SettingsError extends Error {
@@ -85,6 +89,8 @@ export function readSettings(env: Env = process.env, overrides: Partial<Settings
     drainMs: int('SCULPTOR_DRAIN_MS', 8_000, 0, 600_000),
     headersTimeoutMs: int('SCULPTOR_HEADERS_TIMEOUT_MS', 10_000, 100, 300_000),
     requestTimeoutMs: int('SCULPTOR_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
+    maxBackendCalls: int('SCULPTOR_MAX_BACKEND_CALLS', 20, 1, 1_000),
+    shedLagMs: int('SCULPTOR_SHED_LAG_MS', 500, 0, 60_000),
     ...overrides,
   };
   if (settings.headersTimeoutMs > settings.requestTimeoutMs) {

@@ -1,6 +1,7 @@
 import type { StepCache } from '../cache/step-cache.ts';
 import type { CompiledStep, CompiledTool } from '../compile/compile-tool.ts';
 import { SculptorError, toSculptorError } from '../errors/sculptor-error.ts';
+import type { CallBudget } from '../http/resilient-sender.ts';
 import { backendUrlTemplate, type StepDescription, traceStep } from '../telemetry/tracing.ts';
 import { checkOutput, type OutputValue } from './check-output.ts';
 import {
@@ -22,7 +23,12 @@ export interface EngineOptions {
   allowPrivateEgress?: boolean;
   /** Off by default: per-step requests and answers for a designer (`sculptor invoke --debug`). */
   debug?: StepDebugHook;
+  /** Backend calls per invocation, retries included (RELIABILITY C9). Default MAX_BACKEND_CALLS. */
+  maxBackendCalls?: number;
 }
+
+/** The default work budget: 8 steps may each retry, but 20 calls in all (RELIABILITY C9). */
+export const MAX_BACKEND_CALLS = 20;
 
 export interface InvocationResult {
   output_parameters: OutputValue[];
@@ -73,6 +79,7 @@ export function createEngine(options: EngineOptions): Engine {
           signal: AbortSignal.any([deadline, abort.signal, ...(signal ? [signal] : [])]),
           deadlineAt: Date.now() + tool.timeoutMs,
           sender: options.sender,
+          calls: callBudget(options.maxBackendCalls ?? MAX_BACKEND_CALLS),
           cache: options.cache,
           cacheSecret: options.cacheSecret,
           allowPrivate: options.allowPrivateEgress ?? false,
@@ -131,6 +138,11 @@ export function createEngine(options: EngineOptions): Engine {
       }
     },
   };
+}
+
+function callBudget(max: number): CallBudget {
+  let left = max;
+  return { tryTake: () => left-- > 0 };
 }
 
 const described = new WeakMap<CompiledStep, StepDescription>();

@@ -4,7 +4,7 @@ import type { CompiledExpression } from '../compile/compile-expression.ts';
 import type { CompiledStep } from '../compile/compile-tool.ts';
 import { SculptorError } from '../errors/sculptor-error.ts';
 import type { BackendRequest, BackendResponse } from '../http/backend-client.ts';
-import type { ResilientSendOptions } from '../http/resilient-sender.ts';
+import type { CallBudget, ResilientSendOptions } from '../http/resilient-sender.ts';
 import { buildRequest } from '../openapi/build-request.ts';
 import type { ToolInputs } from './validate-invocation.ts';
 
@@ -21,6 +21,8 @@ export interface StepContext {
   /** When the invocation's deadline falls (epoch ms), for retry decisions. */
   deadlineAt: number;
   sender: BackendSender;
+  /** Backend calls this invocation may still make, retries included (RELIABILITY C9). */
+  calls?: CallBudget;
   cache: StepCache | undefined;
   cacheSecret: string;
   allowPrivate: boolean;
@@ -79,11 +81,18 @@ export async function runStep(step: CompiledStep, ctx: StepContext, report: Step
   ctx.debug?.request?.(step.id, request);
 
   const send = async (): Promise<StoredAnswer> => {
+    if (ctx.calls && !ctx.calls.tryTake()) {
+      throw new SculptorError(
+        'upstream.call_budget',
+        `The tool needed more backend calls than the gateway allows per invocation (step '${step.id}').`,
+      );
+    }
     const response = await ctx.sender.send(withCredentials(step, request), {
       signal: ctx.signal,
       deadlineAt: ctx.deadlineAt,
       idempotent: step.idempotent,
       allowPrivate: ctx.allowPrivate || step.backend.allowPrivate,
+      ...(ctx.calls ? { calls: ctx.calls } : {}),
     });
     ctx.debug?.response?.(step.id, response);
     report.status = response.status;

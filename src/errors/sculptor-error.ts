@@ -114,6 +114,8 @@ export const CODES = {
   'upstream.invalid_response': { status: 502, retryable: false, title: 'Backend answer invalid' },
   'upstream.rate_limited': { status: 503, retryable: true, title: 'Backend rate limit reached' },
   'upstream.forbidden_address': { status: 502, retryable: false, title: 'Backend address not allowed' },
+  /** The invocation used its whole budget of backend calls, retries included (RELIABILITY C9). */
+  'upstream.call_budget': { status: 502, retryable: false, title: 'Backend call budget spent' },
   'upstream.credentials_missing': {
     status: 503,
     retryable: false,

@@ -34,6 +34,14 @@ export interface ResilientSendOptions extends SendOptions {
   idempotent?: boolean;
   /** When the invocation's deadline falls (epoch ms): a longer Retry-After is not waited for. */
   deadlineAt?: number;
+  /** The invocation's budget of backend calls: each retry takes one, and none is made when it is spent (C9). */
+  calls?: CallBudget;
+}
+
+/** An invocation's allowance of backend calls, retries included (RELIABILITY C9). */
+export interface CallBudget {
+  /** Takes one call; false when none is left. */
+  tryTake(): boolean;
 }
 
 const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
@@ -148,7 +156,8 @@ export function withResilience(client: Sender, options: ResilienceOptions = {}):
           state.retriesInFlight < Math.max(o.retryBudgetMin, o.retryBudgetRatio * state.inFlight) &&
           state.openUntil === 0 &&
           wait < timeLeft &&
-          !sendOptions.signal.aborted;
+          !sendOptions.signal.aborted &&
+          (sendOptions.calls?.tryTake() ?? true);
         if (!canRetry) {
           if (outcome.error !== undefined) throw outcome.error;
           return outcome.response!;

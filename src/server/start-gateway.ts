@@ -23,6 +23,7 @@ import { describeError, type GatewayLogger } from '../telemetry/logger.ts';
 import { createMetrics, type GatewayMetrics } from '../telemetry/metrics.ts';
 import { backendSecrets, urlPassword } from '../telemetry/redactor.ts';
 import { traceServerRequest } from '../telemetry/server-span.ts';
+import { createLoadShedder } from './load-shedder.ts';
 
 export interface Gateway {
   url: string;
@@ -132,11 +133,19 @@ export async function startGateway({
         cache: stepCache,
         cacheSecret: settings.secret,
         allowPrivateEgress: settings.allowPrivateEgress,
+        maxBackendCalls: settings.maxBackendCalls,
       }),
       drain.signal,
     ),
     { metrics, ...(logger ? { logger } : {}) },
   );
+
+  // Event-loop protection (RELIABILITY C10): shed invocations while the loop lags.
+  const shedder = createLoadShedder({
+    thresholdMs: settings.shedLagMs,
+    onShedding: (lagMs) =>
+      logger?.warn({ event: 'overloaded', lag_ms: lagMs }, 'event loop lagging: shedding invocations'),
+  });
 
   const prefix = settings.prefix;
   const routeOf = (path: string): string | undefined => {
@@ -160,15 +169,26 @@ export async function startGateway({
   // Liveness answers from the event loop alone; readiness never depends on
   // Redis or backends, so a shared outage cannot empty the pool (RELIABILITY J3/J4).
   app.get('/livez', (c) => c.json({ status: 'ok' }));
-  app.get('/readyz', (c) =>
-    draining ? c.json({ status: 'draining' }, 503) : c.json({ status: 'ready', tools: catalog.size }),
-  );
+  app.get('/readyz', (c) => {
+    if (draining) return c.json({ status: 'draining' }, 503);
+    if (shedder.overloaded()) return c.json({ status: 'overloaded' }, 503);
+    return c.json({ status: 'ready', tools: catalog.size });
+  });
   app.get('/metrics', async (c) =>
     c.body(await metrics.render(), 200, { 'content-type': metrics.contentType }),
   );
   app.use('*', async (c, next) => {
     if (draining)
       return problem(c, new SculptorError('gateway.draining', 'The gateway is shutting down; retry.'));
+    // Only invocations (the only POSTs) are shed: listings are cheap and help an agent recover.
+    if (c.req.method === 'POST' && shedder.overloaded()) {
+      return problem(
+        c,
+        new SculptorError('gateway.overloaded', 'The gateway is overloaded; retry shortly.', {
+          retryAfter: 1,
+        }),
+      );
+    }
     await next();
   });
   app.route(
@@ -248,6 +268,7 @@ export async function startGateway({
     close() {
       closing ??= (async () => {
         draining = true;
+        shedder.close();
         const started = performance.now();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         if ('closeIdleConnections' in server) server.closeIdleConnections();

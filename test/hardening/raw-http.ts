@@ -56,8 +56,19 @@ export function rawClient(url: string, onConnect: (socket: Socket) => void): Raw
  * Sends `bytes` and waits (at most `timeoutMs`) for one complete response
  * (framed by Content-Length), then closes the socket.
  */
-export async function rawRequest(url: string, bytes: string, timeoutMs = 5_000): Promise<RawExchange> {
-  const client = rawClient(url, (socket) => socket.write(bytes, 'latin1'));
+export function rawRequest(url: string, bytes: string, timeoutMs = 5_000): Promise<RawExchange> {
+  return sendRaw(url, bytes, timeoutMs).response;
+}
+
+/** rawRequest, also saying when the bytes were handed to the kernel. */
+export function sendRaw(
+  url: string,
+  bytes: string,
+  timeoutMs = 5_000,
+): { written: Promise<void>; response: Promise<RawExchange> } {
+  let wrote!: () => void;
+  const written = new Promise<void>((resolve) => (wrote = resolve));
+  const client = rawClient(url, (socket) => socket.write(bytes, 'latin1', () => wrote()));
   let text = '';
   client.socket.on('data', (chunk: string) => {
     text += chunk;
@@ -67,11 +78,8 @@ export async function rawRequest(url: string, bytes: string, timeoutMs = 5_000):
     if (Buffer.byteLength(text.slice(end + 4), 'latin1') >= length) client.socket.destroy();
   });
   const timer = setTimeout(() => client.socket.destroy(), timeoutMs);
-  try {
-    return await client.closed;
-  } finally {
-    clearTimeout(timer);
-  }
+  const response = client.closed.finally(() => clearTimeout(timer));
+  return { written, response };
 }
 
 /** The response head's header fields, names lower-cased, in order. */

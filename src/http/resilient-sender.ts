@@ -144,6 +144,14 @@ export function withResilience(client: Sender, options: ResilienceOptions = {}):
           state.inFlight--;
           if (isRetry) state.retriesInFlight--;
         }
+        // A call the caller abandoned (it hung up, or a sibling step failed) says
+        // nothing about the backend; only the deadline passing does.
+        const abandoned = sendOptions.signal.aborted && !isTimeout(sendOptions.signal.reason);
+        if (abandoned) {
+          if (probe) state.probing = false;
+          if (outcome.error !== undefined) throw outcome.error;
+          return outcome.response!;
+        }
         const failed = isFailure(outcome);
         record(state, failed, probe);
 
@@ -173,6 +181,10 @@ export function withResilience(client: Sender, options: ResilienceOptions = {}):
     const retryAfter = Number(response?.headers['retry-after']);
     return Number.isFinite(retryAfter) && retryAfter > 0 ? Math.max(jittered, retryAfter * 1000) : jittered;
   }
+}
+
+function isTimeout(reason: unknown): boolean {
+  return reason instanceof Error && reason.name === 'TimeoutError';
 }
 
 /** Server-side trouble counts against the breaker; 4xx answers are the backend working. */

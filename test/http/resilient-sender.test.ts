@@ -250,3 +250,22 @@ describe('retry policy for any sequence of outcomes (RELIABILITY P10)', () => {
     );
   });
 });
+
+describe('callers hanging up (not the backend failing)', () => {
+  it('never opens the breaker, while deadlines passing do', async () => {
+    const path = script([200], { delayMs: 200 });
+    const sender = withResilience(client, { ...fast, breakerFailures: 2 });
+    for (let i = 0; i < 4; i++) {
+      const caller = new AbortController();
+      setTimeout(() => caller.abort(), 20);
+      const p = sender.send(
+        { method: 'GET', url: `${origin}${path}`, headers: {} },
+        { signal: caller.signal, allowPrivate: true },
+      );
+      expect(await codeOf(p)).not.toBe('ok');
+    }
+    expect((await send(sender, path)).status).toBe(200); // still closed
+    for (let i = 0; i < 2; i++) expect(await codeOf(send(sender, path, 'GET', 20))).toBe('upstream.timeout');
+    expect(await codeOf(send(sender, path))).toBe('upstream.unavailable'); // deadlines count
+  });
+});

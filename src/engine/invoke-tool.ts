@@ -91,7 +91,7 @@ export function createEngine(options: EngineOptions): Engine {
             id: step.id,
             backend: step.backend.name,
             operation: step.operationRef,
-            outcome: 'error',
+            outcome: 'not_run',
             cache: 'off',
             durationMs: 0,
           };
@@ -103,6 +103,7 @@ export function createEngine(options: EngineOptions): Engine {
                 ctx.steps[step.id] = await runStep(step, ctx, report);
               } catch (err) {
                 report.errorCode = toSculptorError(err).code;
+                if (report.outcome === 'not_run') report.outcome = 'error';
                 throw err;
               } finally {
                 report.durationMs = performance.now() - t0;

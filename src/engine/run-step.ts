@@ -46,7 +46,8 @@ export interface StepReport {
   id: string;
   backend: string;
   operation: string;
-  outcome: 'ok' | 'skipped' | 'tool_error' | 'error';
+  /** `not_run`: an earlier step failed first, so this one never started. */
+  outcome: 'ok' | 'skipped' | 'tool_error' | 'error' | 'not_run';
   cache: CacheOutcome;
   status?: number;
   durationMs: number;

@@ -127,7 +127,7 @@ describe('lookup_weather_by_city through the engine, against the recordings', ()
     expect(first.report.steps.map((s) => [s.id, s.outcome, s.cache, s.status])).toEqual([
       ['geocode', 'ok', 'miss', 200],
       ['point', 'tool_error', 'miss', 404],
-      ['forecast', 'error', 'off', undefined], // never ran: the step it reads failed
+      ['forecast', 'not_run', 'off', undefined], // never ran: the step it reads failed
     ]);
     expect(second.report.steps[0]!.cache).toBe('hit');
     expect(second.report.steps[1]!.cache).toBe('miss');

@@ -35,7 +35,9 @@ export async function invokeCommand({ values, positionals }: ParsedArgs): Promis
 
   let tools: CompiledTool[];
   try {
-    tools = await compileSculpts(dir);
+    tools = await compileSculpts(dir, process.env, {
+      requireHttps: !settings.allowPrivateEgress && !settings.allowHttpBackends,
+    });
   } catch (err) {
     if (!(err instanceof SculptLoadError)) throw err;
     for (const e of err.errors) console.error(formatFinding({ severity: 'error', error: e }));

@@ -5,6 +5,15 @@ import { checkVersions } from './check-versions.ts';
 import { type CompiledBackend, compileBackends } from './compile-backends.ts';
 import { type CompiledTool, compileTool } from './compile-tool.ts';
 
+export interface CompileOptions {
+  /**
+   * Refuse `http://` base URLs, except for backends marked `allowPrivate`
+   * (RELIABILITY B1). The serving gateway sets it unless
+   * SCULPTOR_ALLOW_PRIVATE_EGRESS or SCULPTOR_ALLOW_HTTP_BACKENDS is true.
+   */
+  requireHttps?: boolean;
+}
+
 /**
  * load → compile, for a whole folder: every sculpt compiled once, every
  * error from every file collected. Throws SculptLoadError listing them all.
@@ -12,9 +21,23 @@ import { type CompiledTool, compileTool } from './compile-tool.ts';
 export async function compileSculpts(
   root: string,
   env: Readonly<Record<string, string | undefined>> = process.env,
+  options: CompileOptions = {},
 ): Promise<CompiledTool[]> {
   const loaded = await loadSculpts(root, env);
   const errors: SculptorError[] = [...loaded.errors];
+  if (options.requireHttps) {
+    for (const spec of [...loaded.backendFiles.values()].flat()) {
+      if (!spec.allowPrivate && /^http:\/\//i.test(spec.baseUrl)) {
+        errors.push(
+          new SculptorError(
+            'load.insecure_url',
+            `Backend '${spec.name}' is reached over plain HTTP (${spec.baseUrl}): use https, mark it allowPrivate if it is internal, or set SCULPTOR_ALLOW_HTTP_BACKENDS=true.`,
+            { at: spec.baseUrlAt },
+          ),
+        );
+      }
+    }
+  }
 
   const documents = new Map<string, Promise<OpenApiDocument>>();
   const backendsByFile = new Map<string, { backends: Map<string, CompiledBackend>; broken: Set<string> }>();

@@ -15,6 +15,8 @@ export interface Settings {
   secret: string;
   secretFromEnv: boolean;
   allowPrivateEgress: boolean;
+  /** Lets backends be reached over plain http:// (RELIABILITY B1); SCULPTOR_ALLOW_PRIVATE_EGRESS implies it. */
+  allowHttpBackends: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   drainMs: number;
   /** Inbound: the request head must arrive within this (slowloris, RELIABILITY A2). */
@@ -81,6 +83,7 @@ export function readSettings(env: Env = process.env, overrides: Partial<Settings
     secret: secret || randomBytes(32).toString('hex'),
     secretFromEnv: Boolean(secret),
     allowPrivateEgress: bool('SCULPTOR_ALLOW_PRIVATE_EGRESS'),
+    allowHttpBackends: bool('SCULPTOR_ALLOW_HTTP_BACKENDS'),
     logLevel: oneOf(
       'LOG_LEVEL',
       ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,

@@ -24,6 +24,7 @@ export const CODES = {
   'load.schema': { status: 500, retryable: false, title: 'Sculpt file does not match its schema' },
   'load.env': { status: 500, retryable: false, title: 'Environment variable reference is invalid' },
   'load.literal_secret': { status: 500, retryable: false, title: 'Secret written literally in a file' },
+  'load.insecure_url': { status: 500, retryable: false, title: 'Backend reached over plain HTTP' },
   'load.openapi': { status: 500, retryable: false, title: 'OpenAPI document cannot be loaded' },
   'load.unknown_backend': { status: 500, retryable: false, title: 'Unknown backend' },
 

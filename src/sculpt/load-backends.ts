@@ -20,6 +20,8 @@ export interface BackendSpec {
   openapiFile: string;
   openapiAt: SourcePosition;
   baseUrl: string;
+  /** Where the backends file sets baseUrl. */
+  baseUrlAt: SourcePosition;
   /** Static headers, names lower-cased. */
   headers: Record<string, string>;
   auth: BackendAuth[];
@@ -136,6 +138,7 @@ export function loadBackends(
       openapiFile: path.resolve(path.dirname(source.file), spec.openapi),
       openapiAt: at('openapi'),
       baseUrl: baseUrl.value.replace(/\/+$/, ''),
+      baseUrlAt: at('baseUrl'),
       headers,
       auth,
       credentialsMissing,

@@ -80,7 +80,10 @@ export async function startGateway({
   const redactor = log?.redactor;
   redactor?.add([...(settings.secretFromEnv ? [settings.secret] : []), ...urlPassword(settings.redisUrl)]);
   const compile = async (): Promise<Catalog> => {
-    const tools = await compileSculpts(settings.sculpts, env);
+    // TLS only, unless the deployment says otherwise (RELIABILITY B1).
+    const tools = await compileSculpts(settings.sculpts, env, {
+      requireHttps: !settings.allowPrivateEgress && !settings.allowHttpBackends,
+    });
     redactor?.add(secretsOf(tools));
     return new Catalog(tools);
   };

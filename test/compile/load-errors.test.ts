@@ -3,12 +3,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { compileSculpts } from '../../src/compile/compile-sculpts.ts';
+import { type CompileOptions, compileSculpts } from '../../src/compile/compile-sculpts.ts';
 import { SculptLoadError } from '../../src/errors/sculptor-error.ts';
 
 interface LoadCase {
   name: string;
   files: Record<string, string>;
+  /** Compile options, e.g. `requireHttps` as a serving gateway sets it. */
+  options?: CompileOptions;
   expect: Array<{ code: string; file: string; line: number; column: number }>;
 }
 
@@ -28,7 +30,7 @@ async function loadCase(c: LoadCase) {
     const files = { 'backends.yaml': data.backends, 'mini.openapi.yaml': miniOpenApi, ...c.files };
     for (const [name, text] of Object.entries(files)) await writeFile(path.join(dir, name), text);
     try {
-      await compileSculpts(dir, {});
+      await compileSculpts(dir, {}, c.options);
       return [];
     } catch (err) {
       if (!(err instanceof SculptLoadError)) throw err;

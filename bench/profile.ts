@@ -5,11 +5,13 @@
  * GC). Targets: `sculptor` (the single-operation sculpt), `hand` (the
  * hand-written handler), `chain`, `chain_cached`.
  */
+import type { ChildProcess } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { toolIdFor } from '../src/compile/tool-signature.ts';
 import { startChild } from './child.ts';
 import { startCliGateway } from './cli-gateway.ts';
+import { foreignCores, snapshot } from './cpu.ts';
 import { BENCH_SCULPTS, chainBody, FORECAST_BODY, HAND_WRITTEN_PATH, JSON_POST } from './invocations.ts';
 import type { LoadResult, LoadSpec } from './load.ts';
 
@@ -176,10 +178,17 @@ export const PROFILE_TARGETS = ['hand', 'sculptor', 'chain', 'chain_cached', 'ha
 
 export async function profileTarget(
   target: string,
-  options: { durationSec: number; warmupSec: number; connections: number; dir: string },
+  options: {
+    durationSec: number;
+    warmupSec: number;
+    connections: number;
+    dir: string;
+    /** The bench's own processes (load generator, backend, Redis…): the rest is other load. */
+    ours: number[];
+  },
   runLoad: (spec: LoadSpec) => Promise<LoadResult>,
   backend: { url: string; otlpUrl: string },
-): Promise<{ text: string; profiled: Profiled }> {
+): Promise<{ text: string; profiled: Profiled; foreignCores: number | undefined }> {
   const env = {
     BENCH_BACKEND_URL: backend.url,
     SCULPTOR_SECRET: 'bench-profile-secret-0123456789',
@@ -187,9 +196,9 @@ export async function profileTarget(
   };
   // The production telemetry set-up, as in the table's telemetry scenarios.
   const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: backend.otlpUrl, LOG_LEVEL: 'info' };
-  const profileDir = path.join(options.dir, target);
+  const profileDir = path.join(options.dir, `${target}-${Date.now()}`);
   const execArgv = ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
-  let server: { url: string; stop(): Promise<void> };
+  let server: { url: string; process: ChildProcess; stop(): Promise<void> };
   let tool = 'bench_forecast';
   if (target === 'hand' || target === 'hand_tel') {
     const telemetry = target === 'hand_tel';
@@ -198,7 +207,7 @@ export async function profileTarget(
       execArgv: telemetry ? [...execArgv, '--import', REGISTER] : execArgv,
       ...(telemetry ? { stdout: path.join(options.dir, 'hand-written.log') } : {}),
     });
-    server = { url: child.ready.url!, stop: child.stop };
+    server = { url: child.ready.url!, process: child.process, stop: child.stop };
   } else if (target === 'sculptor_tel') {
     server = await startCliGateway(
       BENCH_SCULPTS,
@@ -215,7 +224,7 @@ export async function profileTarget(
     if (!named) throw new Error(`Unknown profile target '${target}' (${PROFILE_TARGETS.join(', ')}).`);
     tool = named;
     const child = await startChild('sculptor.ts', { args: [BENCH_SCULPTS], env, execArgv });
-    server = { url: child.ready.url!, stop: child.stop };
+    server = { url: child.ready.url!, process: child.process, stop: child.stop };
   }
   const common = { key: target, connections: options.connections, durationSec: options.durationSec };
   const spec: LoadSpec = target.startsWith('hand')
@@ -228,7 +237,10 @@ export async function profileTarget(
       };
   // The warm-up is profiled too: a profile cannot start late. It is short next to the measured part.
   const warmup = await runLoad({ ...spec, durationSec: options.warmupSec });
+  const ours = [...options.ours, server.process.pid!];
+  const before = snapshot(ours);
   const result = await runLoad(spec);
+  const foreign = foreignCores(before, snapshot(ours), ours);
   await server.stop();
   const files = (await readdir(profileDir)).filter((f) => f.endsWith('.cpuprofile'));
   if (files.length !== 1) throw new Error(`Expected one profile in ${profileDir}, found ${files.length}.`);
@@ -238,10 +250,10 @@ export async function profileTarget(
   // The warm-up ran under the profiler too.
   const requests = result.requests + warmup.requests;
   const text = [
-    `### ${target}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms under the profiler (${options.connections} connections, ${options.durationSec} s after ${options.warmupSec} s warm-up)`,
+    `### ${target}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(2)} ms under the profiler (${options.connections} connections, ${options.durationSec} s after ${options.warmupSec} s warm-up; other load ${foreign?.toFixed(2) ?? '—'} cores)`,
     `Profile: ${file}`,
     '',
     formatSummary(summary, requests),
   ].join('\n');
-  return { text, profiled: { target, summary, requests } };
+  return { text, profiled: { target, summary, requests }, foreignCores: foreign };
 }

@@ -702,16 +702,26 @@ async function profileMain(targets: string[]): Promise<void> {
     for (const line of machineLines()) log(line);
     const runLoad = loadRunner(load);
     const profiled = new Map<string, Profiled>();
+    const ours = [process.pid, backend.process.pid!, load.process.pid!, ...pidsNamed('redis-server')];
     for (const target of targets) {
-      log(`profiling ${target}`);
-      const { text, profiled: p } = await profileTarget(
-        target,
-        { durationSec: Math.max(DURATION, 10), warmupSec: WARMUP, connections: CONNECTIONS, dir },
-        runLoad,
-        { url: backend.ready.url!, otlpUrl: backend.ready.otlpUrl },
-      );
-      profiled.set(target, p);
-      console.log(`\n${text}`);
+      // A profile taken while other processes were busy is taken again, once.
+      for (let attempt = 1; ; attempt++) {
+        log(`profiling ${target}`);
+        await waitForQuiet(0.15, 60_000, ours);
+        const run = await profileTarget(
+          target,
+          { durationSec: Math.max(DURATION, 10), warmupSec: WARMUP, connections: CONNECTIONS, dir, ours },
+          runLoad,
+          { url: backend.ready.url!, otlpUrl: backend.ready.otlpUrl },
+        );
+        if (attempt < 2 && (run.foreignCores ?? 0) > FOREIGN_LIMIT_CORES) {
+          log(`  other processes used ${fixed(run.foreignCores!, 2)} cores: profiling ${target} again`);
+          continue;
+        }
+        profiled.set(target, run.profiled);
+        console.log(`\n${run.text}`);
+        break;
+      }
     }
     // Each against its hand-written counterpart, and telemetry on against off.
     const pairs = [

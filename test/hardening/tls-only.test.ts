@@ -13,6 +13,8 @@ const FIXTURE = 'test/hardening/fixtures/sculpts';
 const FIXTURE_ENV = {
   FAULT_URL: 'http://backend.example.com',
   HOSTILE_URL: 'https://hostile.example.com',
+  FAULTY_URL: 'https://faulty.example.com',
+  TRIPPING_URL: 'https://tripping.example.com',
   KEYED_TOKEN: 'unused-token',
 };
 
@@ -43,8 +45,8 @@ describe('a serving gateway and plain-HTTP backends', () => {
     const codes = await loadCodes(FIXTURE, FIXTURE_ENV);
     // fault and keyed are http://; hostile is https here.
     expect(codes).toEqual([
-      { code: 'load.insecure_url', file: `${FIXTURE}/backends.yaml`, line: 7 },
-      { code: 'load.insecure_url', file: `${FIXTURE}/backends.yaml`, line: 14 },
+      { code: 'load.insecure_url', file: `${FIXTURE}/backends.yaml`, line: 9 },
+      { code: 'load.insecure_url', file: `${FIXTURE}/backends.yaml`, line: 16 },
     ]);
   });
 

@@ -1,8 +1,9 @@
 /**
  * JSON parsing for backend answers (RELIABILITY B6, B7, B8).
  *
- * Before JSON.parse, one linear scan over the text checks nesting depth and
- * array lengths with a counter per open level (no recursion, so a
+ * Small texts are parsed natively and then checked by an iterative walk (see
+ * parseJson). For larger ones, before JSON.parse, one linear scan over the text
+ * checks nesting depth and array lengths with a counter per open level (no recursion, so a
  * 200 000-deep document costs a loop, not a stack overflow later in
  * JSON.stringify or JSONata). The same scan notes whether any run of 16+
  * digits exists: only then is a reviver needed to keep integers beyond 2^53
@@ -101,12 +102,65 @@ function keepBigIntegers(_key: string, value: unknown, context?: { source?: stri
   return value;
 }
 
+/**
+ * Texts up to this size are parsed natively first and checked after: V8's
+ * JSON.parse is iterative (a deep nest cannot overflow its stack) and at this
+ * size the worst document it builds before the check is small. Larger texts
+ * are scanned first, so a hostile 5 MiB nest is refused before it is built.
+ */
+export const PARSE_FIRST_MAX = 64 * 1024;
+
 /** Parses JSON text within the limits; any failure is upstream.invalid_response. */
 export function parseJson(text: string, limits: JsonLimits): unknown {
-  const { longDigitRun } = scanJson(text, limits);
+  if (text.length <= PARSE_FIRST_MAX) {
+    const value = parse(text, false);
+    // An integer literal beyond 2^53 always parses to a non-safe integer
+    // number; only then is the text parsed again with the reviver.
+    return checkLimits(value, limits) ? parse(text, true) : value;
+  }
+  return parse(text, scanJson(text, limits).longDigitRun);
+}
+
+function parse(text: string, keepBig: boolean): unknown {
   try {
-    return longDigitRun ? JSON.parse(text, keepBigIntegers) : JSON.parse(text);
+    return keepBig ? JSON.parse(text, keepBigIntegers) : JSON.parse(text);
   } catch (err) {
     throw invalid('The backend answer is not valid JSON.', err);
   }
+}
+
+/**
+ * Walks a parsed value with an explicit stack (no recursion) enforcing depth
+ * and array length; returns whether it holds an integer a double cannot keep.
+ */
+function checkLimits(root: unknown, limits: JsonLimits): boolean {
+  let unsafeInteger = false;
+  const stack: Array<[unknown, number]> = [[root, 0]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (typeof value === 'number') {
+      if (!unsafeInteger && Number.isInteger(value) && !Number.isSafeInteger(value)) unsafeInteger = true;
+      continue;
+    }
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth + 1 > limits.maxDepth) {
+      throw invalid(`The backend answer nests deeper than ${limits.maxDepth} levels.`);
+    }
+    const children = Array.isArray(value) ? value : Object.values(value);
+    if (Array.isArray(value) && value.length > limits.maxArrayLength) {
+      throw invalid(`The backend answer has an array longer than ${limits.maxArrayLength} elements.`);
+    }
+    for (const child of children) {
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+      else if (
+        typeof child === 'number' &&
+        !unsafeInteger &&
+        Number.isInteger(child) &&
+        !Number.isSafeInteger(child)
+      ) {
+        unsafeInteger = true;
+      }
+    }
+  }
+  return unsafeInteger;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseJson, scanJson } from '../../src/http/parse-json.ts';
+import { PARSE_FIRST_MAX, parseJson, scanJson } from '../../src/http/parse-json.ts';
+import type { SculptorError } from '../../src/errors/sculptor-error.ts';
 import { expectCode } from './expect-code.ts';
 
 const LIMITS = { maxDepth: 64, maxArrayLength: 10_000 };
@@ -81,5 +82,38 @@ describe('parseJson', () => {
     const value = parse('{"__proto__":{"polluted":true},"a":1}') as Record<string, unknown>;
     expect(Object.hasOwn(value, '__proto__')).toBe(true);
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+  });
+});
+
+describe('both paths: parsed first (≤ 64 KiB) and scanned first (larger)', () => {
+  const limits = { maxDepth: 64, maxArrayLength: 10_000 };
+  const pad = (json: string) => `{"pad":"${'x'.repeat(PARSE_FIRST_MAX)}","v":${json}}`;
+  const code = (fn: () => unknown) => {
+    try {
+      fn();
+      return 'ok';
+    } catch (err) {
+      return (err as SculptorError).code;
+    }
+  };
+  // `wrapper` is the nesting the wrapping adds: the padded text sits inside an object.
+  it.each([
+    ['small', (j: string) => j, 0],
+    ['large', pad, 1],
+  ])('%s text: depth, array length, big integers, malformed', (_label, wrap, wrapper) => {
+    const nest = (n: number) => wrap('['.repeat(n - wrapper) + ']'.repeat(n - wrapper));
+    expect(code(() => parseJson(nest(64), limits))).toBe('ok');
+    expect(code(() => parseJson(nest(65), limits))).toBe('upstream.invalid_response');
+    expect(code(() => parseJson(wrap(`[${'1,'.repeat(10_000)}1]`), limits))).toBe(
+      'upstream.invalid_response',
+    );
+    expect(code(() => parseJson(wrap(`[${'1,'.repeat(9_999)}1]`), limits))).toBe('ok');
+    const big = parseJson(wrap('{"id":9007199254740993,"n":1.5,"e":1e20,"s":12}'), limits) as Record<
+      string,
+      unknown
+    >;
+    const v = (wrap === pad ? big.v : big) as Record<string, unknown>;
+    expect(v).toEqual({ id: '9007199254740993', n: 1.5, e: 1e20, s: 12 });
+    expect(code(() => parseJson(wrap('{"a":'), limits))).toBe('upstream.invalid_response');
   });
 });

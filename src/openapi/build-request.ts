@@ -56,7 +56,7 @@ export function buildRequest(
   const base = parseBase(baseUrl);
   const route = `${op.method} ${op.path}`;
   const byKey = parametersByKey(op);
-  const template = checkedTemplate(op, route);
+  const { template, accept } = prepared(op, route);
 
   // Mistakes in the sculpt (compile.*) are reported before problems with values (input.invalid).
   const supplied: [string, OperationParameter, unknown][] = [];
@@ -130,7 +130,6 @@ export function buildRequest(
       problems.push({ parameter: 'body', reason: 'the request body cannot be serialized as JSON' });
     }
   }
-  const accept = acceptHeader(op);
   if (accept) headers['accept'] ??= accept;
   if (problems.length > 0) throw invalid(problems);
 
@@ -165,6 +164,25 @@ function parseBase(baseUrl: string): Base {
     throw new SculptorError('internal', 'The backend base URL is not an absolute http(s) URL without query.');
   }
   return { origin: url.origin, path: url.pathname.replace(/\/+$/, '') };
+}
+
+/**
+ * What depends only on the operation, worked out on its first request and
+ * kept: requests are built on every invocation, operations change only on
+ * reload (a new Operation object).
+ */
+const preparedOps = new WeakMap<
+  Operation,
+  { template: ReturnType<typeof checkedTemplate>; accept: string | undefined }
+>();
+
+function prepared(op: Operation, route: string) {
+  let entry = preparedOps.get(op);
+  if (!entry) {
+    entry = { template: checkedTemplate(op, route), accept: acceptHeader(op) };
+    preparedOps.set(op, entry);
+  }
+  return entry;
 }
 
 /** The template split into parts, refusing what the document got wrong in a way no value can fix. */

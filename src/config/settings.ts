@@ -27,6 +27,10 @@ export interface Settings {
   maxBackendCalls: number;
   /** Event-loop lag (ms) above which invocations are shed and readiness fails; 0 = off (RELIABILITY C10). */
   shedLagMs: number;
+  /** Invocations per second per caller; 0 = no limit (RELIABILITY A7). */
+  rateLimitPerS: number;
+  /** How many invocations a caller may make at once before the rate applies. */
+  rateLimitBurst: number;
 }
 
 export class SettingsError extends Error {
@@ -94,6 +98,8 @@ export function readSettings(env: Env = process.env, overrides: Partial<Settings
     requestTimeoutMs: int('SCULPTOR_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
     maxBackendCalls: int('SCULPTOR_MAX_BACKEND_CALLS', 20, 1, 1_000),
     shedLagMs: int('SCULPTOR_SHED_LAG_MS', 500, 0, 60_000),
+    rateLimitPerS: int('SCULPTOR_RATE_LIMIT_PER_S', 0, 0, 100_000),
+    rateLimitBurst: int('SCULPTOR_RATE_LIMIT_BURST', 20, 1, 100_000),
     ...overrides,
   };
   if (settings.headersTimeoutMs > settings.requestTimeoutMs) {

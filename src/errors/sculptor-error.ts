@@ -95,6 +95,7 @@ export const CODES = {
   'request.too_large': { status: 413, retryable: false, title: 'Request body too large' },
   'request.malformed': { status: 400, retryable: false, title: 'Malformed request' },
   'request.bad_paging': { status: 400, retryable: false, title: 'Invalid paging parameters' },
+  'request.rate_limited': { status: 429, retryable: true, title: 'Too many requests' },
 
   // --- tool: catalog look-ups ------------------------------------------------
   'tool.not_found': { status: 404, retryable: false, title: 'Unknown tool' },

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
+import { getConnInfo } from '@hono/node-server/conninfo';
 import { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { CacheStore } from '../cache/cache-store.ts';
@@ -24,6 +25,7 @@ import { createMetrics, type GatewayMetrics } from '../telemetry/metrics.ts';
 import { backendSecrets, urlPassword } from '../telemetry/redactor.ts';
 import { traceServerRequest } from '../telemetry/server-span.ts';
 import { createLoadShedder } from './load-shedder.ts';
+import { callerKey, createRateLimiter } from './rate-limiter.ts';
 
 export interface Gateway {
   url: string;
@@ -150,6 +152,12 @@ export async function startGateway({
       logger?.warn({ event: 'overloaded', lag_ms: lagMs }, 'event loop lagging: shedding invocations'),
   });
 
+  // Per-caller rate limit on invocations (RELIABILITY A7); off unless SCULPTOR_RATE_LIMIT_PER_S is set.
+  const limiter =
+    settings.rateLimitPerS > 0
+      ? createRateLimiter({ ratePerS: settings.rateLimitPerS, burst: settings.rateLimitBurst })
+      : undefined;
+
   const prefix = settings.prefix;
   const routeOf = (path: string): string | undefined => {
     if (!path.startsWith(prefix)) return undefined;
@@ -191,6 +199,21 @@ export async function startGateway({
           retryAfter: 1,
         }),
       );
+    }
+    if (limiter && c.req.method === 'POST') {
+      const taken = limiter.take(callerKey(c.req.header('authorization'), remoteAddress(c)));
+      if (!taken.ok) {
+        return problem(
+          c,
+          new SculptorError(
+            'request.rate_limited',
+            `Too many invocations; retry after ${taken.retryAfterS} s.`,
+            {
+              retryAfter: taken.retryAfterS,
+            },
+          ),
+        );
+      }
     }
     await next();
   });
@@ -317,6 +340,14 @@ function drainable(engine: Engine, drain: AbortSignal): Engine {
       }
     },
   };
+}
+
+function remoteAddress(c: Parameters<typeof getConnInfo>[0]): string | undefined {
+  try {
+    return getConnInfo(c).remote.address;
+  } catch {
+    return undefined; // not served by @hono/node-server (in-process requests)
+  }
 }
 
 /** Every credential value the compiled tools' backends hold, for the log redactor. */

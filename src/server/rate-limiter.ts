@@ -1,0 +1,67 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * Per-caller rate limit (RELIABILITY A7): a token bucket per caller, `ratePerS`
+ * tokens a second up to `burst`. There is no caller authentication yet, so a
+ * caller is the SHA-256 of its `Authorization` header when it sends one (the
+ * token itself is never kept), else its remote address. Callers that rotate
+ * made-up Authorization values get a bucket each: this bounds honest agents
+ * and runaway loops, not a determined attacker (that needs authentication, D1).
+ */
+export interface RateLimiter {
+  /** Takes a token for `caller`; when none is left, the seconds until one is. */
+  take(caller: string): { ok: true } | { ok: false; retryAfterS: number };
+  /** Buckets currently kept (bounded by `maxCallers`). */
+  size(): number;
+}
+
+export interface RateLimiterOptions {
+  ratePerS: number;
+  burst: number;
+  /** Buckets kept at most; the least recently used are forgotten (a forgotten caller starts full). */
+  maxCallers?: number;
+  now?: () => number;
+}
+
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+export function createRateLimiter({
+  ratePerS,
+  burst,
+  maxCallers = 10_000,
+  now = () => performance.now(),
+}: RateLimiterOptions): RateLimiter {
+  const buckets = new Map<string, Bucket>();
+  return {
+    take(caller) {
+      const t = now();
+      let bucket = buckets.get(caller);
+      if (bucket) {
+        buckets.delete(caller); // re-inserted below: Map order is recency
+        bucket.tokens = Math.min(burst, bucket.tokens + ((t - bucket.at) / 1000) * ratePerS);
+        bucket.at = t;
+      } else {
+        bucket = { tokens: burst, at: t };
+        if (buckets.size >= maxCallers) buckets.delete(buckets.keys().next().value!);
+      }
+      buckets.set(caller, bucket);
+      if (bucket.tokens >= 1) {
+        bucket.tokens -= 1;
+        return { ok: true };
+      }
+      return { ok: false, retryAfterS: Math.max(1, Math.ceil((1 - bucket.tokens) / ratePerS)) };
+    },
+    size: () => buckets.size,
+  };
+}
+
+/** The rate-limit key of a request: a hash of its Authorization header, else its remote address. */
+export function callerKey(authorization: string | undefined, remoteAddress: string | undefined): string {
+  if (authorization) {
+    return `auth:${createHash('sha256').update(authorization).digest('base64url').slice(0, 22)}`;
+  }
+  return `addr:${remoteAddress ?? 'unknown'}`;
+}

@@ -1,5 +1,6 @@
 import jsonata from 'jsonata';
 import { SculptorError, type SourcePosition } from '../errors/sculptor-error.ts';
+import { BAIL, compileFastPath } from './fast-path.ts';
 import { BoundedRegExp, hasNestedQuantifier } from './safe-regex.ts';
 
 /**
@@ -7,6 +8,13 @@ import { BoundedRegExp, hasNestedQuantifier } from './safe-regex.ts';
  * otherwise starves the event loop, and no timer can stop it (finding M1).
  */
 export const JSONATA_LIMITS = { timeout: 250, stack: 200, sequence: 10_000 } as const;
+
+/**
+ * The JSONata fast path (docs/PERFORMANCE.md): expressions in its subset are evaluated by a
+ * plain function, jsonata only when it bails. `SCULPTOR_JSONATA_FAST_PATH=false` turns it
+ * off; read once, when this module loads.
+ */
+const FAST_PATH = process.env.SCULPTOR_JSONATA_FAST_PATH !== 'false';
 
 /** Functions a sculpt may not call: `$eval` turns data into code (G7). */
 const FORBIDDEN_FUNCTIONS = new Set(['eval']);
@@ -64,11 +72,17 @@ export function compileExpression(
       );
     }
   });
+  const fast = FAST_PATH ? compileFastPath(ast) : undefined;
   return {
     source,
     ast,
     stepRefs: stepReferences(ast),
-    evaluate: (input, bindings) => expression.evaluate(input, bindings),
+    evaluate: fast
+      ? async (input, bindings) => {
+          const value = fast(input, bindings);
+          return value === BAIL ? expression.evaluate(input, bindings) : value;
+        }
+      : (input, bindings) => expression.evaluate(input, bindings),
   };
 }
 

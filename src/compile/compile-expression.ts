@@ -32,6 +32,8 @@ export interface CompiledExpression {
   ast: AstNode;
   /** Step ids read through `$steps.<id>`; `'*'` when `$steps` is used as a whole. */
   stepRefs: Set<string>;
+  /** Whether the fast path (`fast-path.ts`) is tried before jsonata; false when it is switched off. */
+  fastPath?: boolean;
   evaluate(input: unknown, bindings: Record<string, unknown>): Promise<unknown>;
 }
 
@@ -77,6 +79,7 @@ export function compileExpression(
     source,
     ast,
     stepRefs: stepReferences(ast),
+    fastPath: fast !== undefined,
     evaluate: fast
       ? async (input, bindings) => {
           const value = fast(input, bindings);

@@ -1,7 +1,7 @@
 import { compileSculpts } from '../compile/compile-sculpts.ts';
 import type { CompiledTool } from '../compile/compile-tool.ts';
 import { checkSculpts } from '../designer/check-sculpts.ts';
-import { compileEach } from '../designer/compile-each.ts';
+import { compileEach } from '../compile/compile-sculpts.ts';
 import { displayPath, type Finding, formatFinding } from '../designer/findings.ts';
 import { initSculpt } from '../designer/init-sculpt.ts';
 import { type ExportFormat, exportTools } from '../designer/provider-exports.ts';

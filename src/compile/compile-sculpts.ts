@@ -1,5 +1,6 @@
 import { SculptLoadError, SculptorError } from '../errors/sculptor-error.ts';
 import type { OpenApiDocument } from '../openapi/load-openapi.ts';
+import type { BackendSpec } from '../sculpt/load-backends.ts';
 import { loadSculpts } from '../sculpt/load-sculpts.ts';
 import { checkVersions } from './check-versions.ts';
 import { type CompiledBackend, compileBackends } from './compile-backends.ts';
@@ -23,21 +24,26 @@ export async function compileSculpts(
   env: Readonly<Record<string, string | undefined>> = process.env,
   options: CompileOptions = {},
 ): Promise<CompiledTool[]> {
+  const { tools, errors } = await compileEach(root, env, options);
+  errors.push(...checkTools(tools));
+  if (errors.length > 0) throw new SculptLoadError(errors);
+  return tools;
+}
+
+/**
+ * Every sculpt of a folder compiled on its own, without the checks across
+ * tools (duplicate versions, A2T §5.4) that make `compileSculpts` refuse the
+ * whole folder: `sculptor diff` must show a change that breaks §5.4, which is
+ * exactly when the folder does not compile.
+ */
+export async function compileEach(
+  root: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  options: CompileOptions = {},
+): Promise<{ tools: CompiledTool[]; errors: SculptorError[] }> {
   const loaded = await loadSculpts(root, env);
   const errors: SculptorError[] = [...loaded.errors];
-  if (options.requireHttps) {
-    for (const spec of [...loaded.backendFiles.values()].flat()) {
-      if (!spec.allowPrivate && /^http:\/\//i.test(spec.baseUrl)) {
-        errors.push(
-          new SculptorError(
-            'load.insecure_url',
-            `Backend '${spec.name}' is reached over plain HTTP (${spec.baseUrl}): use https, mark it allowPrivate if it is internal, or set SCULPTOR_ALLOW_HTTP_BACKENDS=true.`,
-            { at: spec.baseUrlAt },
-          ),
-        );
-      }
-    }
-  }
+  if (options.requireHttps) errors.push(...insecureBackends([...loaded.backendFiles.values()].flat()));
 
   const documents = new Map<string, Promise<OpenApiDocument>>();
   const backendsByFile = new Map<string, { backends: Map<string, CompiledBackend>; broken: Set<string> }>();
@@ -54,10 +60,7 @@ export async function compileSculpts(
     errors.push(...toolErrors);
     if (tool) tools.push(tool);
   }
-
-  errors.push(...checkTools(tools));
-  if (errors.length > 0) throw new SculptLoadError(errors);
-  return tools;
+  return { tools, errors };
 }
 
 /** Checks across tools: unique versions, A2T §5.4 between consecutive versions. */
@@ -80,6 +83,23 @@ function checkTools(tools: CompiledTool[]): SculptorError[] {
       seen.set(tool.signature.version, tool);
     }
     errors.push(...checkVersions([...seen.values()]));
+  }
+  return errors;
+}
+
+/** RELIABILITY B1: plain-HTTP backends, unless internal (`allowPrivate`). */
+function insecureBackends(specs: BackendSpec[]): SculptorError[] {
+  const errors: SculptorError[] = [];
+  for (const spec of specs) {
+    if (!spec.allowPrivate && /^http:\/\//i.test(spec.baseUrl)) {
+      errors.push(
+        new SculptorError(
+          'load.insecure_url',
+          `Backend '${spec.name}' is reached over plain HTTP (${spec.baseUrl}): use https, mark it allowPrivate if it is internal, or set SCULPTOR_ALLOW_HTTP_BACKENDS=true.`,
+          { at: spec.baseUrlAt },
+        ),
+      );
+    }
   }
   return errors;
 }

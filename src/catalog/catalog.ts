@@ -17,6 +17,8 @@ export interface ToolFilter {
   tags?: string[];
   /** Tools whose current version is this one. */
   version?: number;
+  /** Tools the caller's tenant may use (by name). */
+  allowed?: (name: string) => boolean;
 }
 
 /**
@@ -82,5 +84,6 @@ export class Catalog {
 
 function matchesFilter(tool: CatalogTool, filter: ToolFilter): boolean {
   if (filter.version !== undefined && tool.current.signature.version !== filter.version) return false;
+  if (filter.allowed && !filter.allowed(tool.name)) return false;
   return (filter.tags ?? []).every((tag) => tool.current.signature.tags.includes(tag));
 }

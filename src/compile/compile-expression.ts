@@ -130,15 +130,21 @@ function stepReferences(ast: AstNode): Set<string> {
  * the keys are only known at run time.
  */
 export function literalObjectKeys(ast: AstNode): Set<string> | undefined {
+  const pairs = literalObjectPairs(ast);
+  return pairs && new Set(pairs.keys());
+}
+
+/** Like `literalObjectKeys`, with the expression of each key's value. */
+export function literalObjectPairs(ast: AstNode): Map<string, AstNode> | undefined {
   let node: AstNode | undefined = ast;
   while (node?.type === 'block' && Array.isArray(node.expressions)) {
     node = node.expressions[node.expressions.length - 1] as AstNode | undefined;
   }
   if (node?.type !== 'unary' || node.value !== '{' || !Array.isArray(node.lhs)) return undefined;
-  const keys = new Set<string>();
+  const pairs = new Map<string, AstNode>();
   for (const pair of node.lhs as unknown as Array<[AstNode, AstNode]>) {
     if (pair[0]?.type !== 'string') return undefined;
-    keys.add(String(pair[0].value));
+    pairs.set(String(pair[0].value), pair[1]);
   }
-  return keys;
+  return pairs;
 }

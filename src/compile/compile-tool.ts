@@ -5,6 +5,7 @@ import type { Operation } from '../openapi/load-openapi.ts';
 import type { SculptDocument, SculptSpec, StepDeclaration } from '../sculpt/parse-sculpt.ts';
 import type { YamlPath } from '../sculpt/yaml-source.ts';
 import type { CompiledBackend } from './compile-backends.ts';
+import { ownerParamProblems } from './check-owner-params.ts';
 import { type CompiledExpression, compileExpression, literalObjectKeys } from './compile-expression.ts';
 import { parseDuration } from './parse-duration.ts';
 import { type ToolEffects, toolEffects } from './tool-effects.ts';
@@ -128,6 +129,9 @@ export function compileTool(
         fail(code, message, at(decl.params ? 'params' : 'call')),
       );
     }
+    for (const message of ownerParamProblems(backend.ownerParams, operation, exprs.params)) {
+      fail('compile.owner_param', message, at('params'));
+    }
     if (operation.requestBody?.required && !decl.body) {
       fail('compile.missing_param', `${decl.call} requires a request body: add 'body'.`, at('call'));
     }
@@ -146,6 +150,14 @@ export function compileTool(
         fail('compile.cache', 'cache.ttl must be between 1s and 30d.', at('cache', 'ttl'));
       }
       cache = { ttlMs, scope: decl.cache.scope ?? 'caller' };
+      if (cache.scope === 'shared' && (backend.tenancy === 'per-tenant' || backend.passThrough.length > 0)) {
+        // One tenant's (or user's) answer would be served to every other (RELIABILITY E1).
+        fail(
+          'compile.cache',
+          `Backend '${backend.name}' answers per ${backend.tenancy === 'per-tenant' ? 'tenant' : 'user'}: cache its steps with scope caller, not shared.`,
+          at('cache', 'scope'),
+        );
+      }
     }
 
     steps.push({

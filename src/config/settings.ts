@@ -10,6 +10,8 @@ export interface Settings {
   /** The A2T {platform-root}: '' or '/segment[/segment…]'. */
   prefix: string;
   sculpts: string;
+  /** The callers file (RELIABILITY D1-D5); without one every request is the anonymous caller of one tenant. */
+  callers: string | undefined;
   redisUrl: string | undefined;
   /** Signs paging cursors and keys caller-scoped cache entries; share it across replicas. */
   secret: string;
@@ -83,6 +85,7 @@ export function readSettings(env: Env = process.env, overrides: Partial<Settings
     host: env.HOST || '0.0.0.0',
     prefix,
     sculpts: env.SCULPTOR_SCULPTS || 'sculpts',
+    callers: env.SCULPTOR_CALLERS || undefined,
     redisUrl,
     secret: secret || randomBytes(32).toString('hex'),
     secretFromEnv: Boolean(secret),

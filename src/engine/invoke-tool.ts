@@ -3,6 +3,7 @@ import type { CompiledStep, CompiledTool } from '../compile/compile-tool.ts';
 import { SculptorError, toSculptorError } from '../errors/sculptor-error.ts';
 import type { CallBudget } from '../http/resilient-sender.ts';
 import { backendUrlTemplate, type StepDescription, traceStep } from '../telemetry/tracing.ts';
+import { DEFAULT_CALLER, type InvocationCaller } from './attach-credentials.ts';
 import { checkOutput, type OutputValue } from './check-output.ts';
 import {
   type BackendSender,
@@ -43,12 +44,15 @@ export interface InvocationReport {
   steps: StepReport[];
 }
 
+export interface InvokeOptions {
+  signal?: AbortSignal;
+  onReport?: (report: InvocationReport) => void;
+  /** Who the invocation is for; DEFAULT_CALLER (one tenant, no context) when absent. */
+  caller?: InvocationCaller;
+}
+
 export interface Engine {
-  invoke(
-    tool: CompiledTool,
-    body: unknown,
-    options?: { signal?: AbortSignal; onReport?: (report: InvocationReport) => void },
-  ): Promise<InvocationResult>;
+  invoke(tool: CompiledTool, body: unknown, options?: InvokeOptions): Promise<InvocationResult>;
 }
 
 /**
@@ -58,7 +62,7 @@ export interface Engine {
  */
 export function createEngine(options: EngineOptions): Engine {
   return {
-    async invoke(tool, body, { signal, onReport } = {}) {
+    async invoke(tool, body, { signal, onReport, caller = DEFAULT_CALLER } = {}) {
       const started = performance.now();
       const reports: StepReport[] = [];
       const finish = (outcome: string) =>
@@ -87,6 +91,7 @@ export function createEngine(options: EngineOptions): Engine {
         else signal?.addEventListener('abort', callerGone, { once: true });
         const ctx: StepContext = {
           inputs,
+          caller,
           steps: {},
           signal: abort.signal,
           deadlineAt: Date.now() + tool.timeoutMs,

@@ -6,6 +6,7 @@ import { SculptorError } from '../errors/sculptor-error.ts';
 import type { BackendRequest, BackendResponse } from '../http/backend-client.ts';
 import type { CallBudget, ResilientSendOptions } from '../http/resilient-sender.ts';
 import { buildRequest } from '../openapi/build-request.ts';
+import { credentialsFor, type InvocationCaller, withCredentials } from './attach-credentials.ts';
 import type { ToolInputs } from './validate-invocation.ts';
 
 /** What the engine needs from an HTTP client (the real one is src/http). */
@@ -15,6 +16,8 @@ export interface BackendSender {
 
 export interface StepContext {
   inputs: ToolInputs;
+  /** Who the invocation is for: credentials and `$caller` (RELIABILITY D1-D2). */
+  caller: InvocationCaller;
   /** Results of earlier steps, by id (after their `result` projection). */
   steps: Record<string, unknown>;
   signal: AbortSignal;
@@ -68,7 +71,7 @@ interface StoredAnswer {
 
 /** Runs one step: params → request → (cache | backend) → outcome mapping → result projection. */
 export async function runStep(step: CompiledStep, ctx: StepContext, report: StepReport): Promise<unknown> {
-  const bindings = { inputs: ctx.inputs, steps: ctx.steps };
+  const bindings = { inputs: ctx.inputs, steps: ctx.steps, caller: ctx.caller.context };
   if (step.when && !(await evaluate(step, 'when', step.when, ctx.inputs, bindings))) {
     report.outcome = 'skipped';
     return undefined;
@@ -80,6 +83,8 @@ export async function runStep(step: CompiledStep, ctx: StepContext, report: Step
   const body = await evaluate(step, 'body', step.body, ctx.inputs, bindings);
   const request = buildBackendRequest(step, (params ?? {}) as Record<string, unknown>, body);
   ctx.debug?.request?.(step.id, request);
+  // Before the cache: a caller without the credentials gets no cached answer either.
+  const credentials = credentialsFor(step.backend, ctx.caller);
 
   const send = async (): Promise<StoredAnswer> => {
     if (ctx.calls && !ctx.calls.tryTake()) {
@@ -88,7 +93,7 @@ export async function runStep(step: CompiledStep, ctx: StepContext, report: Step
         `The tool needed more backend calls than the gateway allows per invocation (step '${step.id}').`,
       );
     }
-    const response = await ctx.sender.send(withCredentials(step, request), {
+    const response = await ctx.sender.send(withCredentials(request, credentials.auth), {
       signal: ctx.signal,
       deadlineAt: ctx.deadlineAt,
       idempotent: step.idempotent,
@@ -110,7 +115,7 @@ export async function runStep(step: CompiledStep, ctx: StepContext, report: Step
         ...(request.body !== undefined ? { body: request.body } : {}),
         varyHeaders: request.headers,
         scope: stepCache.scope,
-        credentialId: step.backend.credentialId,
+        credentialId: credentials.credentialId,
       },
       ctx.cacheSecret,
     );
@@ -166,31 +171,6 @@ function buildBackendRequest(
     }
     throw err;
   }
-}
-
-/**
- * Credentials are attached last, to a request the sculpt has fully built, and
- * only from the backend's configuration (never from inputs or the caller).
- */
-function withCredentials(step: CompiledStep, request: BackendRequest): BackendRequest {
-  const { auth, credentialsMissing, name } = step.backend;
-  if (auth.length === 0) return request;
-  if (credentialsMissing.length > 0) {
-    throw new SculptorError(
-      'upstream.credentials_missing',
-      `The gateway has no credentials configured for backend '${name}'.`,
-    );
-  }
-  const headers = { ...request.headers };
-  const url = new URL(request.url);
-  const cookies: string[] = [];
-  for (const a of auth) {
-    if (a.in === 'header') headers[a.name] = a.value;
-    else if (a.in === 'query') url.searchParams.set(a.name, a.value);
-    else cookies.push(`${a.name}=${encodeURIComponent(a.value)}`);
-  }
-  if (cookies.length > 0) headers.cookie = [headers.cookie, ...cookies].filter(Boolean).join('; ');
-  return { ...request, url: url.toString(), headers };
 }
 
 /** A JSON body, or nothing; a successful answer in another format is unusable. */

@@ -27,6 +27,11 @@ export const CODES = {
   'load.insecure_url': { status: 500, retryable: false, title: 'Backend reached over plain HTTP' },
   'load.openapi': { status: 500, retryable: false, title: 'OpenAPI document cannot be loaded' },
   'load.unknown_backend': { status: 500, retryable: false, title: 'Unknown backend' },
+  'load.tenancy': {
+    status: 500,
+    retryable: false,
+    title: "Backend credentials would reach another tenant's data",
+  },
 
   // --- compile: turning loaded sculpts into runnable tools ------------------
   'compile.unknown_operation': { status: 500, retryable: false, title: 'Unknown OpenAPI operation' },
@@ -53,6 +58,11 @@ export const CODES = {
   'compile.step_reference': { status: 500, retryable: false, title: 'Step reference is invalid' },
   'compile.step_cycle': { status: 500, retryable: false, title: 'Steps depend on each other in a cycle' },
   'compile.cache': { status: 500, retryable: false, title: 'Step cannot be cached' },
+  'compile.owner_param': {
+    status: 500,
+    retryable: false,
+    title: 'Owner parameter not bound from the caller',
+  },
   'compile.forbidden_function': { status: 500, retryable: false, title: 'Function not allowed in sculpts' },
   'compile.unsafe_regex': {
     status: 500,
@@ -96,6 +106,11 @@ export const CODES = {
   'request.malformed': { status: 400, retryable: false, title: 'Malformed request' },
   'request.bad_paging': { status: 400, retryable: false, title: 'Invalid paging parameters' },
   'request.rate_limited': { status: 429, retryable: true, title: 'Too many requests' },
+
+  // --- auth: who the caller is (RELIABILITY D1, D6) -----------------------------
+  'auth.unauthenticated': { status: 401, retryable: false, title: 'Caller not authenticated' },
+  /** The tool's backend takes the user's own credential, and the request did not carry it. */
+  'auth.passthrough_missing': { status: 401, retryable: false, title: 'Per-user credential missing' },
 
   // --- tool: catalog look-ups ------------------------------------------------
   'tool.not_found': { status: 404, retryable: false, title: 'Unknown tool' },

@@ -11,6 +11,21 @@ export interface BackendAuth {
   value: string;
 }
 
+/** A per-user credential: copied from a request header the caller sends (explicit pass-through). */
+export interface PassThroughAuth {
+  in: BackendAuth['in'];
+  name: string;
+  /** The inbound header, lower-cased. */
+  header: string;
+}
+
+/**
+ * Whose data a backend's credentials reach (RELIABILITY D1-D3). `shared`: the same for every
+ * caller; `single`: one tenant's, so at most one tenant may reach it; `per-tenant`: each
+ * tenant's own credentials, from the callers file.
+ */
+export type Tenancy = 'shared' | 'single' | 'per-tenant';
+
 /** One backend as declared in a backends file, with environment references resolved. */
 export interface BackendSpec {
   name: string;
@@ -24,7 +39,15 @@ export interface BackendSpec {
   baseUrlAt: SourcePosition;
   /** Static headers, names lower-cased. */
   headers: Record<string, string>;
+  /** Credentials from the deployment's environment (none for a per-tenant backend). */
   auth: BackendAuth[];
+  /** Credentials the caller brings per request, by explicit mapping (RELIABILITY D6). */
+  passThrough: PassThroughAuth[];
+  tenancy: Tenancy;
+  /** Where the file declares the tenancy, or the credentials that imply it. */
+  tenancyAt: SourcePosition;
+  /** Parameters naming an owner: bound from `$caller` only (RELIABILITY D2). */
+  ownerParams: string[];
   /** Environment variables the credentials need but that are not set. */
   credentialsMissing: string[];
   /** A stable, non-reversible id of the credentials in use (for caller-scoped cache keys). */
@@ -36,9 +59,18 @@ interface RawBackend {
   openapi: string;
   baseUrl: string;
   headers?: Record<string, string>;
-  auth?: BackendAuth[];
+  auth?: Array<{ in: BackendAuth['in']; name: string; value?: string; passThrough?: string }>;
+  tenancy?: Tenancy;
+  ownerParams?: string[];
   allowPrivate?: boolean;
 }
+
+/**
+ * Inbound headers a pass-through may not read: the caller's own A2T credential (confused
+ * deputy, RELIABILITY D6), cookies, and headers that describe the connection, not the user.
+ */
+const NOT_PASSABLE =
+  /^(authorization|proxy-authorization|cookie|host|connection|keep-alive|te|trailer|transfer-encoding|upgrade|content-length|content-type|traceparent|tracestate|forwarded|x-forwarded-.*)$/i;
 
 /** Header names whose values are credentials: they may only come from the environment. */
 const SENSITIVE_HEADER = /(authorization|cookie|api[-_]?key|token|secret|password|credential)/i;
@@ -69,7 +101,7 @@ export function loadBackends(
   for (const [name, spec] of Object.entries(raw)) {
     const at = (...p: Array<string | number>) => source.at(['backends', name, ...p]);
     const problem = (
-      code: 'load.env' | 'load.literal_secret',
+      code: 'load.env' | 'load.literal_secret' | 'load.tenancy',
       message: string,
       ...p: Array<string | number>
     ) => errors.push(new SculptorError(code, message, { at: at(...p) }));
@@ -113,13 +145,34 @@ export function loadBackends(
     }
 
     const auth: BackendAuth[] = [];
+    const passThrough: PassThroughAuth[] = [];
     const credentialsMissing: string[] = [];
     (spec.auth ?? []).forEach((entry, i) => {
-      const resolved = interpolateEnv(entry.value, env);
-      const literal = literalPart(entry.value);
-      // A default inside the reference (`${TOKEN:-…}`) would be a literal secret too.
-      const hasDefault = /\$\{[^}]*:-/.test(entry.value);
-      if (!resolved.referencesEnv || hasDefault || looksLikeSecret(literal) || literal.length > 20) {
+      if ((entry.value === undefined) === (entry.passThrough === undefined)) {
+        errors.push(
+          new SculptorError(
+            'load.schema',
+            `Credential '${entry.name}' needs exactly one of value (from the environment) or passThrough (from the caller).`,
+            { at: at('auth', i) },
+          ),
+        );
+        return;
+      }
+      if (entry.passThrough !== undefined) {
+        if (NOT_PASSABLE.test(entry.passThrough)) {
+          problem(
+            'load.literal_secret',
+            `passThrough may not read the '${entry.passThrough}' header: name a header meant for this backend's credential, e.g. X-${name}-Token.`,
+            'auth',
+            i,
+            'passThrough',
+          );
+        }
+        passThrough.push({ in: entry.in, name: entry.name, header: entry.passThrough.toLowerCase() });
+        return;
+      }
+      const resolved = resolveCredential(entry.value ?? '', env);
+      if (!resolved.ok) {
         problem(
           'load.literal_secret',
           `Credential '${entry.name}' must come from an environment variable, e.g. value: "\${API_TOKEN}".`,
@@ -132,6 +185,15 @@ export function loadBackends(
       auth.push({ in: entry.in, name: entry.name, value: resolved.value });
     });
 
+    const tenancy: Tenancy = spec.tenancy ?? (auth.length > 0 ? 'single' : 'shared');
+    if (tenancy === 'per-tenant' && auth.length > 0) {
+      problem(
+        'load.tenancy',
+        `Backend '${name}' is per-tenant: its credentials come from each tenant in the callers file, not from auth values here.`,
+        'auth',
+      );
+    }
+
     backends.push({
       name,
       file: source.file,
@@ -141,6 +203,10 @@ export function loadBackends(
       baseUrlAt: at('baseUrl'),
       headers,
       auth,
+      passThrough,
+      tenancy,
+      tenancyAt: spec.tenancy !== undefined ? at('tenancy') : spec.auth ? at('auth') : at(),
+      ownerParams: spec.ownerParams ?? [],
       credentialsMissing,
       credentialId: createHash('sha256')
         .update(JSON.stringify(auth.map((a) => [a.in, a.name, a.value])))
@@ -149,6 +215,21 @@ export function loadBackends(
     });
   }
   return { backends, errors };
+}
+
+/**
+ * A credential written in a file: it must be a reference to the environment (RELIABILITY D7),
+ * with no default (a default would be a literal secret) and no secret-shaped literal text.
+ */
+export function resolveCredential(
+  text: string,
+  env: Readonly<Record<string, string | undefined>>,
+): { value: string; missing: string[]; ok: boolean } {
+  const resolved = interpolateEnv(text, env);
+  const literal = literalPart(text);
+  const hasDefault = /\$\{[^}]*:-/.test(text);
+  const ok = resolved.referencesEnv && !hasDefault && !looksLikeSecret(literal) && literal.length <= 20;
+  return { value: resolved.value, missing: resolved.missing, ok };
 }
 
 function isHttpUrl(text: string): boolean {

@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { SculptorError } from '../errors/sculptor-error.ts';
 import backendsSchema from './backends.schema.json' with { type: 'json' };
+import callersSchema from './callers.schema.json' with { type: 'json' };
 import sculptSchema from './sculpt.schema.json' with { type: 'json' };
 import type { YamlPath, YamlSource } from './yaml-source.ts';
 
@@ -8,6 +9,7 @@ const ajv = new Ajv({ allErrors: true, strict: false });
 const validators = {
   sculpt: ajv.compile(sculptSchema),
   backends: ajv.compile(backendsSchema),
+  callers: ajv.compile(callersSchema),
 };
 
 export type SchemaName = keyof typeof validators;

@@ -39,6 +39,7 @@ export async function runGateway(
       tools: gateway.catalog().size,
       sculpts: settings.sculpts,
       cache: gateway.cache.kind,
+      callers: settings.callers ?? null,
       tracing: telemetry?.tracing ?? false,
       tracing_reason: telemetry?.reason ?? 'started without --import ./src/telemetry/register.ts',
     },
@@ -48,6 +49,12 @@ export async function runGateway(
     logger.warn(
       { event: 'tracing_not_loaded' },
       'an OTLP endpoint is set but the process was not started with --import ./src/telemetry/register.ts: no traces are exported',
+    );
+  }
+  if (!settings.callers) {
+    logger.warn(
+      { event: 'no_caller_authentication' },
+      'SCULPTOR_CALLERS is not set: every request is served as one anonymous tenant, unauthenticated; set it before exposing the gateway',
     );
   }
   if (!settings.secretFromEnv) {

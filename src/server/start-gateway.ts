@@ -8,13 +8,15 @@ import type { CacheStore } from '../cache/cache-store.ts';
 import { createMemoryStore } from '../cache/memory-store.ts';
 import { createRedisStore } from '../cache/redis-store.ts';
 import { StepCache } from '../cache/step-cache.ts';
+import { checkTenancy } from '../callers/check-tenancy.ts';
+import { type CallerDirectory, loadCallers } from '../callers/load-callers.ts';
 import { Catalog } from '../catalog/catalog.ts';
 import { pageCursors } from '../catalog/page-cursor.ts';
 import { compileSculpts } from '../compile/compile-sculpts.ts';
 import type { CompiledTool } from '../compile/compile-tool.ts';
 import type { Settings } from '../config/settings.ts';
 import { createEngine, type Engine, type InvocationReport } from '../engine/invoke-tool.ts';
-import { SculptorError } from '../errors/sculptor-error.ts';
+import { SculptLoadError, SculptorError } from '../errors/sculptor-error.ts';
 import { createA2tFace, problem } from '../faces/a2t/a2t-face.ts';
 import { matchRoute } from '../faces/a2t/a2t-routes.ts';
 import { createBackendClient } from '../http/backend-client.ts';
@@ -81,15 +83,21 @@ export async function startGateway({
   const logger: Logger | undefined = log?.logger;
   const redactor = log?.redactor;
   redactor?.add([...(settings.secretFromEnv ? [settings.secret] : []), ...urlPassword(settings.redisUrl)]);
-  const compile = async (): Promise<Catalog> => {
+  const compile = async (): Promise<{ catalog: Catalog; callers: CallerDirectory | undefined }> => {
     // TLS only, unless the deployment says otherwise (RELIABILITY B1).
     const tools = await compileSculpts(settings.sculpts, env, {
       requireHttps: !settings.allowPrivateEgress && !settings.allowHttpBackends,
     });
-    redactor?.add(secretsOf(tools));
-    return new Catalog(tools);
+    const loaded = settings.callers ? await loadCallers(settings.callers, env) : { errors: [] };
+    const errors = [
+      ...loaded.errors,
+      ...(loaded.errors.length === 0 ? checkTenancy(loaded.directory, tools) : []),
+    ];
+    if (errors.length > 0) throw new SculptLoadError(errors);
+    redactor?.add([...secretsOf(tools), ...(loaded.directory?.secrets ?? [])]);
+    return { catalog: new Catalog(tools), callers: loaded.directory };
   };
-  let catalog = await compile();
+  let { catalog, callers } = await compile();
   let draining = false;
 
   const store = settings.redisUrl
@@ -199,6 +207,7 @@ export async function startGateway({
       catalog: () => catalog,
       engine,
       cursors: pageCursors(settings.secret),
+      callers: () => callers,
       prefix,
       ...(onInvocation ? { onInvocation } : {}),
     }),
@@ -259,7 +268,8 @@ export async function startGateway({
     url: `http://${host}:${address.port}`,
     catalog: () => catalog,
     async reload() {
-      catalog = await compile();
+      // Sculpts and callers are swapped together, so a request never sees one without the other.
+      ({ catalog, callers } = await compile());
       return catalog;
     },
     cache: store,

@@ -16,7 +16,14 @@ import type { AddressInfo } from 'node:net';
  */
 export interface LabBackend {
   url: string;
-  requests: Array<{ path: string; apiKey: string | undefined; at: number; doneAt?: number }>;
+  requests: Array<{
+    path: string;
+    apiKey: string | undefined;
+    /** Every header value the request carried, to prove what never reaches a backend. */
+    headerValues: string[];
+    at: number;
+    doneAt?: number;
+  }>;
   close(): Promise<void>;
 }
 
@@ -32,6 +39,7 @@ export async function startLabBackend(): Promise<LabBackend> {
     const entry: LabBackend['requests'][number] = {
       path: req.url ?? '/',
       apiKey: req.headers['x-api-key'] as string | undefined,
+      headerValues: req.rawHeaders.filter((_, i) => i % 2 === 1),
       at: performance.now(),
     };
     requests.push(entry);

@@ -1,5 +1,7 @@
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { authenticate } from '../../callers/authenticate.ts';
+import type { Caller, CallerDirectory } from '../../callers/load-callers.ts';
 import type { Catalog, ServedSignature } from '../../catalog/catalog.ts';
 import type { PageCursors } from '../../catalog/page-cursor.ts';
 import type { CompiledTool } from '../../compile/compile-tool.ts';
@@ -19,6 +21,11 @@ export interface A2tFaceOptions {
   /** The draft's {platform-root}: '' or a path such as '/a2t'. */
   prefix?: string;
   onInvocation?: (report: InvocationReport) => void;
+  /**
+   * The callers file in force (read per request, so a reload swaps it); when it
+   * returns undefined every request is the anonymous caller of one tenant.
+   */
+  callers?: () => CallerDirectory | undefined;
 }
 
 /**
@@ -43,6 +50,8 @@ export function createA2tFace(options: A2tFaceOptions): Hono {
   );
 
   const handle = async (c: Context) => {
+    // Every A2T route needs a caller (RELIABILITY D1), even to learn that a path does not exist.
+    const caller = authenticate(options.callers?.(), c.req.header('authorization'));
     const raw = new URL(c.req.url).pathname;
     const match = raw.startsWith(prefix) ? matchRoute(raw.slice(prefix.length)) : undefined;
     if (!match) throw new SculptorError('request.not_found', 'No such A2T resource.');
@@ -57,20 +66,29 @@ export function createA2tFace(options: A2tFaceOptions): Hono {
     const catalog = options.catalog();
     switch (match.route.name) {
       case 'listTools':
-        return c.json(listTools(c, catalog, options.cursors));
+        return c.json(listTools(c, catalog, caller, options.cursors));
       case 'getTool':
-        return c.json(catalog.signature(findTool(catalog, match).current));
+        return c.json(catalog.signature(findTool(catalog, caller, match).current));
       case 'listVersions':
-        return c.json(listVersions(c, catalog, match, options.cursors));
+        return c.json(listVersions(c, catalog, caller, match, options.cursors));
       case 'getVersion':
-        return c.json(catalog.signature(findVersion(catalog, match)));
+        return c.json(catalog.signature(findVersion(catalog, caller, match)));
       case 'invoke':
       case 'invokeVersion': {
         const tool =
-          match.version === undefined ? findTool(catalog, match).current : findVersion(catalog, match);
+          match.version === undefined
+            ? findTool(catalog, caller, match).current
+            : findVersion(catalog, caller, match);
         const body = await readJsonBody(c);
         const result = await options.engine.invoke(tool, body, {
           signal: c.req.raw.signal,
+          caller: {
+            tenant: caller.tenant.name,
+            context: caller.tenant.context,
+            credentials: caller.tenant.credentials,
+            // Only the headers a backend's explicit pass-through names are ever read.
+            presented: (header) => c.req.header(header),
+          },
           ...(options.onInvocation ? { onReport: options.onInvocation } : {}),
         });
         c.header('cache-control', 'no-store');
@@ -91,7 +109,7 @@ export function problem(c: Context, error: SculptorError): Response {
   return new Response(JSON.stringify(problemBody(error)), { status: error.status, headers });
 }
 
-function listTools(c: Context, catalog: Catalog, cursors: PageCursors) {
+function listTools(c: Context, catalog: Catalog, caller: Caller, cursors: PageCursors) {
   const limit = parsePageLimit(c.req.queries('pageLimit') ?? []);
   const cursor = parsePageCursor(c.req.queries('pageCursor') ?? []);
   const tags = [...new Set(c.req.queries('tag') ?? [])].sort();
@@ -100,9 +118,14 @@ function listTools(c: Context, catalog: Catalog, cursors: PageCursors) {
     throw new SculptorError('request.malformed', 'version must be one positive whole number.');
   }
   const version = versionText[0] === undefined ? undefined : Number(versionText[0]);
-  const listing = JSON.stringify(['tools', tags, version ?? null]);
+  // A cursor is bound to its listing, and a listing to the tenant it was made for (RELIABILITY A5).
+  const listing = JSON.stringify(['tools', caller.tenant.name, tags, version ?? null]);
   const after = cursor === undefined ? undefined : cursors.decode(listing, cursor);
-  const tools = catalog.list({ tags, ...(version !== undefined ? { version } : {}) }, after, limit + 1);
+  const tools = catalog.list(
+    { tags, allowed: caller.tenant.allows, ...(version !== undefined ? { version } : {}) },
+    after,
+    limit + 1,
+  );
   const { page, next } = pageOf(tools, limit, (t) => t.name, cursors, listing);
   return {
     items: page.map((t): ServedSignature => catalog.signature(t.current)),
@@ -110,25 +133,27 @@ function listTools(c: Context, catalog: Catalog, cursors: PageCursors) {
   };
 }
 
-function listVersions(c: Context, catalog: Catalog, match: RouteMatch, cursors: PageCursors) {
-  const tool = findTool(catalog, match);
+function listVersions(c: Context, catalog: Catalog, caller: Caller, match: RouteMatch, cursors: PageCursors) {
+  const tool = findTool(catalog, caller, match);
   const limit = parsePageLimit(c.req.queries('pageLimit') ?? []);
   const cursor = parsePageCursor(c.req.queries('pageCursor') ?? []);
-  const listing = JSON.stringify(['versions', tool.toolId]);
+  const listing = JSON.stringify(['versions', caller.tenant.name, tool.toolId]);
   const after = cursor === undefined ? undefined : Number(cursors.decode(listing, cursor));
   const versions = tool.versions.filter((v) => after === undefined || v.signature.version < after);
   const { page, next } = pageOf(versions, limit, (v) => String(v.signature.version), cursors, listing);
   return { items: page.map((v) => catalog.signature(v)), paging: { pageLimit: limit, next } };
 }
 
-function findTool(catalog: Catalog, match: RouteMatch) {
-  const tool = catalog.tool(match.toolId!);
+/** A tool the caller's tenant may not use is answered exactly like one that does not exist (D5). */
+function findTool(catalog: Catalog, caller: Caller, match: RouteMatch) {
+  const found = catalog.tool(match.toolId!);
+  const tool = found && caller.tenant.allows(found.name) ? found : undefined;
   if (!tool) throw new SculptorError('tool.not_found', `No tool with id ${match.toolId}.`);
   return tool;
 }
 
-function findVersion(catalog: Catalog, match: RouteMatch): CompiledTool {
-  const tool = findTool(catalog, match);
+function findVersion(catalog: Catalog, caller: Caller, match: RouteMatch): CompiledTool {
+  const tool = findTool(catalog, caller, match);
   const version = catalog.version(tool.toolId, match.version!);
   if (!version) {
     throw new SculptorError(

@@ -27,5 +27,7 @@ export function problemHeaders(error: SculptorError): Record<string, string> {
     'cache-control': 'no-store',
   };
   if (error.retryAfter !== undefined) headers['retry-after'] = String(Math.ceil(error.retryAfter));
+  // RFC 6750 §3: a 401 names the scheme the caller should use.
+  if (error.code === 'auth.unauthenticated') headers['www-authenticate'] = 'Bearer realm="sculptor"';
   return headers;
 }

@@ -86,8 +86,8 @@ describe('health', () => {
     const live = await fetch(`${gateway.url}/livez`);
     expect([live.status, await live.json()]).toEqual([200, { status: 'ok' }]);
     const ready = await fetch(`${gateway.url}/readyz`);
-    expect([ready.status, await ready.json()]).toEqual([200, { status: 'ready', tools: 3 }]);
-    expect(gateway.logs().find((l) => l.event === 'serving')).toMatchObject({ cache: 'redis', tools: 3 });
+    expect([ready.status, await ready.json()]).toEqual([200, { status: 'ready', tools: 4 }]);
+    expect(gateway.logs().find((l) => l.event === 'serving')).toMatchObject({ cache: 'redis', tools: 4 });
 
     const result = await invoke(gateway.url, 'lookup_item', { name: 'redis-down' });
     expect(result.status).toBe(200);

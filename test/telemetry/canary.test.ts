@@ -24,6 +24,8 @@ const CANARIES = {
   llmNote: canary('llm-note'),
   llmParam: canary('llm-param'),
   errorBody: canary('errbody'),
+  callerToken: canary('caller-token'),
+  userKey: canary('user-key'),
 };
 
 let receiver: OtlpReceiver;
@@ -41,7 +43,11 @@ async function refusedPort(): Promise<number> {
 function invoke(name: string, params: Record<string, unknown>) {
   return fetch(`${gateway.url}/tools/${toolIdFor(name)}:invoke`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${CANARIES.token}` },
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Bearer ${CANARIES.callerToken}`,
+      'x-items-user-key': CANARIES.userKey,
+    },
     body: JSON.stringify({
       name,
       input_parameters: Object.entries(params).map(([n, value]) => ({ name: n, value })),
@@ -58,6 +64,8 @@ beforeAll(async () => {
       ITEMS_URL: backend.url,
       ITEMS_TOKEN: CANARIES.token,
       ITEMS_QUERY_KEY: CANARIES.queryKey,
+      SCULPTOR_CALLERS: 'test/telemetry/fixtures/canary-callers.yaml',
+      CALLER_TOKEN: CANARIES.callerToken,
       // Redis refuses: the store's connection errors are logged too.
       REDIS_URL: `redis://:${CANARIES.redisPassword}@127.0.0.1:${await refusedPort()}`,
       SCULPTOR_SECRET: CANARIES.secret,
@@ -86,8 +94,10 @@ describe('no secret, credential, LLM value or backend body in telemetry', () => 
     expect(failed.status).toBe(502);
     const invalid = await invoke('lookup_item', { name: 'x', [CANARIES.llmParam]: CANARIES.llmParam });
     expect(invalid.status).toBe(400);
+    const asUser = await invoke('read_item_as_user', { id: 7 });
+    expect(asUser.status).toBe(200);
     await receiver.waitFor(
-      (spans) => spans.filter((s) => s.name.startsWith('execute_tool ')).length >= 4 && spans.length >= 14,
+      (spans) => spans.filter((s) => s.name.startsWith('execute_tool ')).length >= 5 && spans.length >= 17,
     );
     // Let a last batch (server spans end after their children) arrive.
     await new Promise((r) => setTimeout(r, 400));
@@ -98,7 +108,11 @@ describe('no secret, credential, LLM value or backend body in telemetry', () => 
     expect(urls).toContain(`api_key=${CANARIES.queryKey}`);
     expect(urls).toContain(`name=${CANARIES.llmName}`);
     expect(urls).toContain(`note=${CANARIES.llmNote}`);
-    expect(backend.seen.every((r) => r.authorization === `Bearer ${CANARIES.token}`)).toBe(true);
+    const viaItems = backend.seen.filter((r) => r.userKey === undefined);
+    expect(viaItems.every((r) => r.authorization === `Bearer ${CANARIES.token}`)).toBe(true);
+    // The pass-through reached the backend; the caller's own token never did.
+    expect(backend.seen.filter((r) => r.userKey === CANARIES.userKey)).toHaveLength(1);
+    expect(backend.seen.some((r) => JSON.stringify(r).includes(CANARIES.callerToken))).toBe(false);
     expect(gateway.logs().some((l) => l.event === 'cache_store_error')).toBe(true);
     expect(receiver.spans.some((s) => s.attributes['http.response.status_code'] === 500)).toBe(true);
   });
@@ -117,7 +131,7 @@ describe('no secret, credential, LLM value or backend body in telemetry', () => 
 
   it('writes no canary in any log line, at LOG_LEVEL=trace', () => {
     const lines = [...gateway.stdout, ...gateway.stderr];
-    expect(gateway.logs().filter((l) => l.event === 'invocation')).toHaveLength(4);
+    expect(gateway.logs().filter((l) => l.event === 'invocation')).toHaveLength(5);
     for (const [what, value] of Object.entries(CANARIES)) {
       const leaks = lines.filter((l) => l.includes(value));
       expect(leaks, `${what} in logs`).toEqual([]);

@@ -8,6 +8,8 @@ export interface SeenRequest {
   url: string;
   traceparent: string | undefined;
   authorization: string | undefined;
+  /** The per-user credential a pass-through put in x-user-key. */
+  userKey: string | undefined;
 }
 
 export interface ItemsBackend {
@@ -45,6 +47,7 @@ export async function startItemsBackend(options: ItemsBackendOptions = {}): Prom
       url: req.url ?? '',
       traceparent: req.headers.traceparent as string | undefined,
       authorization: req.headers.authorization,
+      userKey: req.headers['x-user-key'] as string | undefined,
     });
     const json = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' });

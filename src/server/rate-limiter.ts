@@ -2,11 +2,10 @@ import { createHash } from 'node:crypto';
 
 /**
  * Per-caller rate limit (RELIABILITY A7): a token bucket per caller, `ratePerS`
- * tokens a second up to `burst`. There is no caller authentication yet, so a
- * caller is the SHA-256 of its `Authorization` header when it sends one (the
- * token itself is never kept), else its remote address. Callers that rotate
- * made-up Authorization values get a bucket each: this bounds honest agents
- * and runaway loops, not a determined attacker (that needs authentication, D1).
+ * tokens a second up to `burst`. It runs before authentication: a caller is the SHA-256 of its
+ * `Authorization` header when it sends one (the token itself is never kept),
+ * else its remote address. Made-up Authorization values get a bucket each, and
+ * then 401 from the face (with SCULPTOR_CALLERS), which costs no backend call.
  */
 export interface RateLimiter {
   /** Takes a token for `caller`; when none is left, the seconds until one is. */

@@ -113,10 +113,18 @@ compiled (lint.* warnings: programmatic inputs, whole backend objects in
 outputs, unused inputs, unbounded $sort, optional inputs on a first version,
 descriptions that do not say when to use the tool…) and, when dir holds a
 sculptor.lock.json, checks that no published version changed
-(lint.signature_drift, an error). Each finding is printed as
+(lint.signature_drift, an error). With --callers, also checks a callers
+file against the tools as serve does (load.tenancy: a credential that
+would reach another tenant's data). Each finding is printed as
 file:line:col code message; warnings read "code warning: message".`,
     arguments: [SCULPTS_ARG],
     options: [
+      {
+        name: 'callers',
+        type: 'string',
+        description:
+          'A callers file to check against the sculpts (what SCULPTOR_CALLERS names when serving).',
+      },
       {
         name: 'strict',
         type: 'boolean',
@@ -125,7 +133,11 @@ file:line:col code message; warnings read "code warning: message".`,
       },
     ],
     effects: READS_ONLY,
-    examples: ['sculptor check sculpts', 'sculptor check sculpts --strict'],
+    examples: [
+      'sculptor check sculpts',
+      'sculptor check sculpts --strict',
+      'sculptor check sculpts --callers callers.yaml',
+    ],
     exit: '0 when there is no error (and, with --strict, no warning); 1 otherwise.',
   },
   {

@@ -41,7 +41,11 @@ async function compileOrReport(dir: string): Promise<CompiledTool[] | undefined>
 
 export async function checkCommand({ values, positionals }: ParsedArgs): Promise<number> {
   const dir = sculptsDir(positionals[0]);
-  const result = await checkSculpts(dir);
+  const result = await checkSculpts(
+    dir,
+    process.env,
+    typeof values.callers === 'string' ? { callers: values.callers } : {},
+  );
   printFindings(result.findings, 'out');
   const { errors, warnings } = counts(result.findings);
   const tools = result.tools ?? [];

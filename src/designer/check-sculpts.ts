@@ -1,3 +1,5 @@
+import { checkTenancy } from '../callers/check-tenancy.ts';
+import { loadCallers } from '../callers/load-callers.ts';
 import { compileSculpts } from '../compile/compile-sculpts.ts';
 import type { CompiledTool } from '../compile/compile-tool.ts';
 import { SculptLoadError, SculptorError } from '../errors/sculptor-error.ts';
@@ -17,11 +19,13 @@ export interface CheckResult {
 
 /**
  * What `sculptor check` does: load and compile (every error at once), then,
- * when that succeeds, lint the tools and compare them with the lock file.
+ * when that succeeds, lint the tools and compare them with the lock file;
+ * with a callers file, also check it against the tools as `serve` would.
  */
 export async function checkSculpts(
   dir: string,
   env: Readonly<Record<string, string | undefined>> = process.env,
+  options: { callers?: string } = {},
 ): Promise<CheckResult> {
   let tools: CompiledTool[];
   try {
@@ -35,7 +39,13 @@ export async function checkSculpts(
       lockFile: lockFileOf(dir),
     };
   }
-  return { tools, ...(await reviewTools(tools, dir)) };
+  const reviewed = await reviewTools(tools, dir);
+  if (options.callers) {
+    const loaded = await loadCallers(options.callers, env);
+    const errors = loaded.directory ? checkTenancy(loaded.directory, tools) : loaded.errors;
+    reviewed.findings = sortFindings([...reviewed.findings, ...errors.map(error)]);
+  }
+  return { tools, ...reviewed };
 }
 
 /**

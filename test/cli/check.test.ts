@@ -101,6 +101,29 @@ describe('sculptor check', () => {
     expect(findingsOf(strict.stdout, dir)).toHaveLength(3);
   });
 
+  it('with --callers, checks the callers file against the tools as serve would (load.tenancy)', async () => {
+    const keyed =
+      'backends:\n  mini:\n    openapi: mini.openapi.yaml\n    baseUrl: http://127.0.0.1:9/api\n' +
+      "    auth: [{ in: header, name: x-api-key, value: '${MINI_KEY}' }]\n";
+    const callers = (globex: string) =>
+      `tenants:\n  acme:\n    callers: [{ name: a, token: '\${A_TOKEN}' }]\n  globex:\n${globex}    callers: [{ name: g, token: '\${G_TOKEN}' }]\n`;
+    const dir = await folder({
+      'good.sculpt.yaml': GOOD,
+      'backends.yaml': keyed,
+      'shared.callers.yaml': callers(''),
+      'narrow.callers.yaml': callers('    tools: [other_tool_*]\n'),
+    });
+    const env = { MINI_KEY: 'k', A_TOKEN: 'a'.repeat(24), G_TOKEN: 'g'.repeat(24) };
+    const both = await runCli(['check', dir, '--callers', `${dir}/shared.callers.yaml`], { env });
+    expect(both.code).toBe(1);
+    expect(findingsOf(both.stdout, dir)).toMatchObject([
+      { file: 'backends.yaml', line: 5, column: 11, code: 'load.tenancy', warning: false },
+    ]);
+    const narrowed = await runCli(['check', dir, '--callers', `${dir}/narrow.callers.yaml`], { env });
+    expect(narrowed.code).toBe(0);
+    expect(findingsOf(narrowed.stdout, dir)).toEqual([]);
+  });
+
   it('refuses an unknown option with the usage (exit 2)', async () => {
     const result = await runCli(['check', '--stritc']);
     expect(result.code).toBe(2);

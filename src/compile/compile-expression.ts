@@ -1,13 +1,11 @@
 import jsonata from 'jsonata';
 import { SculptorError, type SourcePosition } from '../errors/sculptor-error.ts';
+import { jsonataIsolation, sharedExpressionPool } from './expression-pool.ts';
 import { BAIL, compileFastPath } from './fast-path.ts';
-import { BoundedRegExp, hasNestedQuantifier } from './safe-regex.ts';
+import { jsonataOptions } from './jsonata-options.ts';
+import { hasNestedQuantifier } from './safe-regex.ts';
 
-/**
- * Guardrails on every evaluation (RELIABILITY G2): a runaway expression
- * otherwise starves the event loop, and no timer can stop it (finding M1).
- */
-export const JSONATA_LIMITS = { timeout: 250, stack: 200, sequence: 10_000 } as const;
+export { JSONATA_LIMITS } from './jsonata-options.ts';
 
 /**
  * The JSONata fast path (docs/PERFORMANCE.md): expressions in its subset are evaluated by a
@@ -15,6 +13,16 @@ export const JSONATA_LIMITS = { timeout: 250, stack: 200, sequence: 10_000 } as 
  * off; read once, when this module loads.
  */
 const FAST_PATH = process.env.SCULPTOR_JSONATA_FAST_PATH !== 'false';
+
+/**
+ * `SCULPTOR_JSONATA_ISOLATION=worker` evaluates with jsonata in a killable worker pool
+ * (`expression-pool.ts`, RELIABILITY G6) instead of in process; `off` (the default) keeps
+ * jsonata in process, guarded by its own limits only (docs/PERFORMANCE.md says why). The fast
+ * path stays in process either way: it is linear in the expression's size, which is capped, so
+ * there is nothing to kill, and a worker round trip would cost far more than it does. Read once,
+ * when this module loads; any other value is refused.
+ */
+const ISOLATION = jsonataIsolation(process.env);
 
 /** Functions a sculpt may not call: `$eval` turns data into code (G7). */
 const FORBIDDEN_FUNCTIONS = new Set(['eval']);
@@ -34,7 +42,15 @@ export interface CompiledExpression {
   stepRefs: Set<string>;
   /** Whether the fast path (`fast-path.ts`) is tried before jsonata; false when it is switched off. */
   fastPath?: boolean;
-  evaluate(input: unknown, bindings: Record<string, unknown>): Promise<unknown>;
+  /**
+   * `signal`: the invocation's; with worker isolation, the evaluation is killed when it aborts.
+   * In process it is not looked at (jsonata's guardrails bound the evaluation).
+   */
+  evaluate(
+    input: unknown,
+    bindings: Record<string, unknown>,
+    options?: { signal?: AbortSignal | undefined },
+  ): Promise<unknown>;
 }
 
 /**
@@ -47,10 +63,7 @@ export function compileExpression(
 ): CompiledExpression {
   let expression: jsonata.Expression;
   try {
-    expression = jsonata(source, {
-      ...JSONATA_LIMITS,
-      RegexEngine: BoundedRegExp as unknown as RegExpConstructor,
-    });
+    expression = jsonata(source, jsonataOptions());
   } catch (err) {
     const e = err as { code?: string; message?: string; position?: number };
     throw new SculptorError('compile.jsonata', `JSONata ${e.code ?? 'error'}: ${e.message ?? String(err)}`, {
@@ -75,17 +88,24 @@ export function compileExpression(
     }
   });
   const fast = FAST_PATH ? compileFastPath(ast) : undefined;
+  let slow: CompiledExpression['evaluate'] = (input, bindings) => expression.evaluate(input, bindings);
+  if (ISOLATION === 'worker') {
+    // Loading the workers now spares the first invocations their start-up.
+    sharedExpressionPool().warm();
+    slow = (input, bindings, options) =>
+      sharedExpressionPool().evaluate(source, input, bindings, options?.signal);
+  }
   return {
     source,
     ast,
     stepRefs: stepReferences(ast),
     fastPath: fast !== undefined,
     evaluate: fast
-      ? async (input, bindings) => {
+      ? async (input, bindings, options) => {
           const value = fast(input, bindings);
-          return value === BAIL ? expression.evaluate(input, bindings) : value;
+          return value === BAIL ? slow(input, bindings, options) : value;
         }
-      : (input, bindings) => expression.evaluate(input, bindings),
+      : slow,
   };
 }
 

@@ -139,7 +139,11 @@ export function createEngine(options: EngineOptions): Engine {
         }
         let projected: unknown;
         try {
-          projected = await tool.output.evaluate(inputs, { inputs, steps: ctx.steps });
+          projected = await tool.output.evaluate(
+            inputs,
+            { inputs, steps: ctx.steps },
+            { signal: abort.signal },
+          );
         } catch (err) {
           const code = (err as { code?: string }).code ?? 'error';
           throw new SculptorError('projection.failed', `The output projection failed (JSONata ${code}).`, {

@@ -72,15 +72,15 @@ interface StoredAnswer {
 /** Runs one step: params → request → (cache | backend) → outcome mapping → result projection. */
 export async function runStep(step: CompiledStep, ctx: StepContext, report: StepReport): Promise<unknown> {
   const bindings = { inputs: ctx.inputs, steps: ctx.steps, caller: ctx.caller.context };
-  if (step.when && !(await evaluate(step, 'when', step.when, ctx.inputs, bindings))) {
+  if (step.when && !(await evaluate(step, 'when', step.when, ctx.inputs, bindings, ctx.signal))) {
     report.outcome = 'skipped';
     return undefined;
   }
-  const params = await evaluate(step, 'params', step.params, ctx.inputs, bindings);
+  const params = await evaluate(step, 'params', step.params, ctx.inputs, bindings, ctx.signal);
   if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) {
     throw new SculptorError('projection.failed', `Step '${step.id}': params must yield an object.`);
   }
-  const body = await evaluate(step, 'body', step.body, ctx.inputs, bindings);
+  const body = await evaluate(step, 'body', step.body, ctx.inputs, bindings, ctx.signal);
   const request = buildBackendRequest(step, (params ?? {}) as Record<string, unknown>, body);
   ctx.debug?.request?.(step.id, request);
   // Before the cache: a caller without the credentials gets no cached answer either.
@@ -123,7 +123,7 @@ export async function runStep(step: CompiledStep, ctx: StepContext, report: Step
       const value = await send();
       // Only definitive, successful answers are kept (RELIABILITY E3).
       const cacheable = value.status >= 200 && value.status < 300 && value.body !== undefined;
-      if (cacheable && (await projectsEmpty(step, value.body, bindings))) {
+      if (cacheable && (await projectsEmpty(step, value.body, bindings, ctx.signal))) {
         return { value, cacheable, ttlMs: Math.min(NEGATIVE_TTL_MS, stepCache.ttlMs) };
       }
       return { value, cacheable };
@@ -142,7 +142,7 @@ export async function runStep(step: CompiledStep, ctx: StepContext, report: Step
     throw failure;
   }
   const result = step.result
-    ? await evaluate(step, 'result', step.result, answer.body, bindings)
+    ? await evaluate(step, 'result', step.result, answer.body, bindings, ctx.signal)
     : answer.body;
   const empty = step.on.get('empty');
   if (empty !== undefined && isEmpty(result)) {
@@ -209,10 +209,12 @@ async function evaluate(
   expression: CompiledExpression | undefined,
   input: unknown,
   bindings: Record<string, unknown>,
+  signal: AbortSignal,
 ): Promise<unknown> {
   if (!expression) return undefined;
   try {
-    return await expression.evaluate(input, bindings);
+    // The signal lets worker isolation (RELIABILITY G6) kill the evaluation at the deadline.
+    return await expression.evaluate(input, bindings, { signal });
   } catch (err) {
     // JSONata throws plain objects whose messages may quote data: keep the code only.
     const code = (err as { code?: string }).code ?? 'error';
@@ -227,10 +229,11 @@ async function projectsEmpty(
   step: CompiledStep,
   body: unknown,
   bindings: Record<string, unknown>,
+  signal: AbortSignal,
 ): Promise<boolean> {
   if (!step.on.has('empty')) return false;
   try {
-    return isEmpty(step.result ? await step.result.evaluate(body, bindings) : body);
+    return isEmpty(step.result ? await step.result.evaluate(body, bindings, { signal }) : body);
   } catch {
     return false; // the same projection fails again after the cache, and is reported there
   }

@@ -20,6 +20,14 @@ export const MAX_EXPANDED_NODES = 2_000_000;
 
 export type SchemaCopier = (schema: unknown) => object | undefined;
 
+/**
+ * Follows a JSON reference: the value a `{ "$ref": … }` object stands for, any
+ * other value itself. The identity for a document that is already dereferenced.
+ */
+export type Deref = (value: unknown) => unknown;
+
+const same: Deref = (value) => value;
+
 interface Copy {
   value: unknown;
   /** Number of JSON values this subtree serializes to. */
@@ -29,13 +37,19 @@ interface Copy {
 /**
  * One copier per document, so subtrees shared between operations are copied
  * once. `refNames` maps each dereferenced object to the `$ref` that named it.
+ * `deref` follows references met while copying, for a document loaded without
+ * dereferencing it (load-openapi.ts); it fills `refNames` as it goes.
  */
-export function schemaCopier(refNames: ReadonlyMap<object, string> = new Map()): SchemaCopier {
+export function schemaCopier(
+  refNames: ReadonlyMap<object, string> = new Map(),
+  deref: Deref = same,
+): SchemaCopier {
   const copies = new Map<object, Copy>();
   const ancestors = new Set<object>();
   let expanded = 0;
 
-  const copy = (value: unknown, depth: number): Copy => {
+  const copy = (raw: unknown, depth: number): Copy => {
+    const value = deref(raw);
     if (typeof value !== 'object' || value === null) return { value, nodes: 1 };
     if (depth > MAX_DEPTH) throw new Error(`a schema is nested deeper than ${MAX_DEPTH} levels`);
     if (ancestors.has(value))
@@ -68,7 +82,8 @@ export function schemaCopier(refNames: ReadonlyMap<object, string> = new Map()):
     return made;
   };
 
-  return (schema) => {
+  return (raw) => {
+    const schema = deref(raw);
     if (!isRecord(schema)) return undefined;
     const made = copy(schema, 0);
     expanded += made.nodes;

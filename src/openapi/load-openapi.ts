@@ -4,15 +4,30 @@
  * model the compile stage works from. Loading happens once at boot or reload,
  * never per request (RELIABILITY H6).
  *
- * swagger-parser dereferences; it does not validate here, because real vendor
- * documents often break the schema in ways that do not matter to us (a missing
- * `info.version`), and a designer should still be able to use them. What we
- * read is checked as we read it instead.
+ * swagger-parser reads and parses every file and checks the version; it does
+ * not validate here, because real vendor documents often break the schema in
+ * ways that do not matter to us (a missing `info.version`), and a designer
+ * should still be able to use them. What we read is checked as we read it.
+ *
+ * Dereferencing: a one-file document whose references are all plain JSON
+ * pointers (`{ "$ref": "#/…" }`, nothing beside them, no `$id`) — the large
+ * vendor descriptions — is not dereferenced as a whole. Its references are
+ * followed where the model reads them, through swagger-parser's own pointer
+ * resolution, so only what the operations reach is walked, and once; nor is
+ * it crawled for references to other files, since it has none.
+ * swagger-parser's full dereference of the 6.6 MB GitHub description left
+ * ≈ 170 MB of garbage behind (path strings and bookkeeping per node), which
+ * set the gateway's peak and resident memory (docs/PERFORMANCE.md). Every other
+ * document (several files, `$id` scopes, `$ref`s with siblings) is dereferenced
+ * by swagger-parser as before. Both ways give the same model (a test compares
+ * them over the spec corpus); one difference: a broken reference that no
+ * operation reaches is not an error on the first way.
  */
 import { resolve } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { SculptorError } from '../errors/sculptor-error.ts';
 import { isRecord } from './is-record.ts';
+import type { Deref } from './json-safe-schema.ts';
 import { type ByteBudget, localRefResolver } from './local-ref-resolver.ts';
 import { normalizeOperations, type Operation, type SpecVersion } from './normalize-operations.ts';
 import { readServers } from './read-servers.ts';
@@ -37,11 +52,29 @@ export const MAX_OPENAPI_BYTES = 10 * 1024 * 1024;
 /** Dereferencing time budget; the 3 MB GitHub description needs well under a second. */
 const DEREFERENCE_TIMEOUT_MS = 10_000;
 
-export async function loadOpenApi(file: string): Promise<OpenApiDocument> {
+export interface LoadOptions {
+  /** Dereference the whole document with the library, whatever it holds (tests compare both ways). */
+  fullDereference?: boolean;
+}
+
+export async function loadOpenApi(file: string, options: LoadOptions = {}): Promise<OpenApiDocument> {
   let api: unknown;
+  let deref: Deref | undefined;
   const refNames = new Map<object, string>();
   try {
-    api = await new SwaggerParser().dereference(resolve(file), parserOptions(refNames));
+    // Parsing alone (the entry file, version checked): the library's resolve step would
+    // crawl the whole document for references to other files, which a document of
+    // local pointers does not have.
+    const parser = new SwaggerParser();
+    const parsed: unknown = await parser.parse(resolve(file), parserOptions(refNames));
+    const files = parser.$refs.paths();
+    if (!options.fullDereference && files.length === 1 && localPointersOnly(parsed)) {
+      api = parsed;
+      deref = followPointers(parser.$refs, files[0]!, refNames);
+    } else {
+      // Read again (a fresh byte budget): the library dereferences it all, exactly as it always did.
+      api = await new SwaggerParser().dereference(resolve(file), parserOptions(refNames));
+    }
   } catch (error) {
     throw new SculptorError('load.openapi', `Cannot load OpenAPI document ${file}: ${reasonOf(error)}`, {
       cause: error,
@@ -50,13 +83,14 @@ export async function loadOpenApi(file: string): Promise<OpenApiDocument> {
   try {
     if (!isRecord(api)) throw new Error('the document is not an object');
     const specVersion = versionOf(api);
-    const info = isRecord(api.info) ? api.info : {};
+    const declared = deref ? deref(api.info) : api.info;
+    const info = isRecord(declared) ? declared : {};
     return {
       file,
       specVersion,
       title: typeof info.title === 'string' ? info.title : '',
-      servers: readServers(api),
-      operations: normalizeOperations(api, specVersion, refNames),
+      servers: readServers(api, deref),
+      operations: normalizeOperations(api, specVersion, refNames, deref),
     };
   } catch (error) {
     throw new SculptorError('load.openapi', `Invalid OpenAPI document ${file}: ${reasonOf(error)}`, {
@@ -81,6 +115,64 @@ function parserOptions(refNames: Map<object, string>): SwaggerParser.Options {
       },
     },
     timeoutMs: DEREFERENCE_TIMEOUT_MS,
+  };
+}
+
+/** Keys that give JSON Schema references a scope of their own: left to the library. */
+const SCOPE_KEYS = new Set(['$id', '$schema', '$anchor', '$dynamicAnchor', '$dynamicRef', '$recursiveRef']);
+/** Beyond these, the walk gives up and the library dereferences (a nest this deep is unusual). */
+const MAX_WALK_DEPTH = 1_000;
+const MAX_WALK_NODES = 5_000_000;
+
+/**
+ * Whether every reference in a parsed (not dereferenced) document is a plain
+ * local JSON pointer — `{ "$ref": "#/…" }` with nothing beside it — and no
+ * schema sets a scope. Then following a reference means resolving a pointer.
+ */
+export function localPointersOnly(root: unknown): boolean {
+  const stack: Array<[unknown, number]> = [[root, 0]];
+  let nodes = 0;
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (++nodes > MAX_WALK_NODES || depth > MAX_WALK_DEPTH) return false;
+    if (Array.isArray(value)) {
+      for (const item of value) if (typeof item === 'object' && item !== null) stack.push([item, depth + 1]);
+      continue;
+    }
+    const record = value as Record<string, unknown>;
+    if (typeof record.$ref === 'string' && record.$ref !== '') {
+      if (!record.$ref.startsWith('#/') || Object.keys(record).length !== 1) return false;
+      continue;
+    }
+    for (const key in record) {
+      if (SCOPE_KEYS.has(key)) return false;
+      const child = record[key];
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    }
+  }
+  return true;
+}
+
+/**
+ * Follows `{ "$ref": "#/…" }` through swagger-parser's `$refs` (its pointer
+ * rules, its chains of references, its error messages). Each reference is
+ * resolved once; `refNames` learns which reference first named each target,
+ * as the library's `onDereference` would have told it.
+ */
+function followPointers(
+  $refs: { get(path: string): unknown },
+  rootPath: string,
+  refNames: Map<object, string>,
+): Deref {
+  const targets = new Map<string, unknown>();
+  return (value) => {
+    if (!isRecord(value) || typeof value.$ref !== 'string' || value.$ref === '') return value;
+    const ref = value.$ref;
+    if (targets.has(ref)) return targets.get(ref);
+    const target = $refs.get(`${rootPath}${ref}`);
+    targets.set(ref, target);
+    if (typeof target === 'object' && target !== null && !refNames.has(target)) refNames.set(target, ref);
+    return target;
   };
 }
 

@@ -1,11 +1,12 @@
 /**
- * The operations of a dereferenced Swagger 2 / OAS 3.x document, as one
- * version-independent list. Only what later stages use is kept (parameters,
- * bodies, response media types and schemas, security), so the dereferenced
- * document itself can be dropped after loading.
+ * The operations of a Swagger 2 / OAS 3.x document, as one version-independent
+ * list. Only what later stages use is kept (parameters, bodies, response media
+ * types and schemas, security), so the document itself can be dropped after
+ * loading. The document is either dereferenced already, or read through
+ * `deref`, which follows each `$ref` where one is met (load-openapi.ts).
  */
 import { isRecord } from './is-record.ts';
-import { type SchemaCopier, schemaCopier } from './json-safe-schema.ts';
+import { type Deref, type SchemaCopier, schemaCopier } from './json-safe-schema.ts';
 import { jsonFirst } from './media-type.ts';
 import {
   normalizeOas3Parameter,
@@ -57,30 +58,37 @@ interface Inherited {
   produces: string[];
   security: Array<Record<string, string[]>>;
   copySchema: SchemaCopier;
+  deref: Deref;
 }
 
-/** `refNames`: the `$ref` each dereferenced object came from, to name recursion points. */
+/**
+ * `refNames`: the `$ref` each dereferenced object came from, to name recursion
+ * points. `deref`: follows references, for a document that is not dereferenced.
+ */
 export function normalizeOperations(
   api: Record<string, unknown>,
   version: SpecVersion,
   refNames: ReadonlyMap<object, string> = new Map(),
+  deref: Deref = (value) => value,
 ): Operation[] {
-  const paths = api.paths ?? {}; // OAS 3.1 documents may hold only webhooks
+  const paths = deref(api.paths) ?? {}; // OAS 3.1 documents may hold only webhooks
   if (!isRecord(paths)) throw new Error('"paths" is not an object');
   const inherited: Inherited = {
     version,
-    consumes: strings(api.consumes),
-    produces: strings(api.produces),
-    security: securityRequirements(api.security),
-    copySchema: schemaCopier(refNames),
+    consumes: strings(api.consumes, deref),
+    produces: strings(api.produces, deref),
+    security: securityRequirements(api.security, deref),
+    copySchema: schemaCopier(refNames, deref),
+    deref,
   };
   const operations: Operation[] = [];
-  for (const [path, item] of Object.entries(paths)) {
+  for (const [path, entry] of Object.entries(paths)) {
     if (path.startsWith('x-')) continue;
     if (!path.startsWith('/')) throw new Error(`path "${path}" does not start with "/"`);
+    const item = deref(entry);
     if (!isRecord(item)) throw new Error(`path "${path}" is not an object`);
     for (const method of METHODS) {
-      const raw = item[method];
+      const raw = deref(item[method]);
       if (raw === undefined) continue;
       const where = `${method.toUpperCase()} ${path}`;
       if (!isRecord(raw)) throw new Error(`${where} is not an object`);
@@ -101,12 +109,14 @@ function normalizeOperation(
   raw: Record<string, unknown>,
   inherited: Inherited,
 ): Operation {
+  const { deref } = inherited;
   // Parameters are identified by name *and* location; the operation's own win.
   const merged = new Map<string, Record<string, unknown>>();
-  for (const list of [shared, raw.parameters]) {
+  for (const list of [deref(shared), deref(raw.parameters)]) {
     if (list === undefined) continue;
     if (!Array.isArray(list)) throw new Error('"parameters" is not an array');
-    for (const p of list) {
+    for (const entry of list) {
+      const p = deref(entry);
       if (!isRecord(p)) throw new Error('a parameter is not an object');
       merged.set(`${String(p.in)}\u0000${String(p.name)}`, p);
     }
@@ -117,7 +127,7 @@ function normalizeOperation(
     path,
     parameters: [],
     responses: {},
-    security: raw.security === undefined ? inherited.security : securityRequirements(raw.security),
+    security: raw.security === undefined ? inherited.security : securityRequirements(raw.security, deref),
     deprecated: raw.deprecated === true,
   };
   if (typeof raw.operationId === 'string') op.operationId = raw.operationId;
@@ -125,41 +135,49 @@ function normalizeOperation(
   if (typeof raw.description === 'string') op.description = raw.description;
 
   if (inherited.version === '2.0') {
-    const consumes = raw.consumes === undefined ? inherited.consumes : strings(raw.consumes);
-    const produces = raw.produces === undefined ? inherited.produces : strings(raw.produces);
+    const consumes = raw.consumes === undefined ? inherited.consumes : strings(raw.consumes, deref);
+    const produces = raw.produces === undefined ? inherited.produces : strings(raw.produces, deref);
     const plain = raws.filter((p) => p.in !== 'body' && p.in !== 'formData');
-    op.parameters = plain.map((p) => normalizeSwagger2Parameter(p, inherited.copySchema));
-    const body = swagger2Body(raws, consumes, inherited.copySchema);
+    op.parameters = plain.map((p) => normalizeSwagger2Parameter(p, inherited.copySchema, deref));
+    const body = swagger2Body(raws, consumes, inherited.copySchema, deref);
     if (body) op.requestBody = body;
-    op.responses = swagger2Responses(raw.responses, produces, inherited.copySchema);
+    op.responses = swagger2Responses(raw.responses, produces, inherited.copySchema, deref);
   } else {
-    op.parameters = raws.map((p) => normalizeOas3Parameter(p, inherited.copySchema));
-    const body = oas3Body(raw.requestBody, inherited.copySchema);
+    op.parameters = raws.map((p) => normalizeOas3Parameter(p, inherited.copySchema, deref));
+    const body = oas3Body(raw.requestBody, inherited.copySchema, deref);
     if (body) op.requestBody = body;
-    op.responses = oas3Responses(raw.responses, inherited.copySchema);
+    op.responses = oas3Responses(raw.responses, inherited.copySchema, deref);
   }
   return op;
 }
 
-function oas3Body(raw: unknown, copySchema: SchemaCopier): RequestBody | undefined {
-  if (!isRecord(raw) || !isRecord(raw.content)) return undefined;
-  const mediaType = jsonFirst(Object.keys(raw.content))[0];
+function oas3Body(entry: unknown, copySchema: SchemaCopier, deref: Deref): RequestBody | undefined {
+  const raw = deref(entry);
+  if (!isRecord(raw)) return undefined;
+  const content = deref(raw.content);
+  if (!isRecord(content)) return undefined;
+  const mediaType = jsonFirst(Object.keys(content))[0];
   if (mediaType === undefined) return undefined;
   const body: RequestBody = { required: raw.required === true, mediaType };
-  const media = raw.content[mediaType];
+  const media = deref(content[mediaType]);
   const schema = copySchema(isRecord(media) ? media.schema : undefined);
   if (schema) body.schema = schema;
   return body;
 }
 
-function oas3Responses(raw: unknown, copySchema: SchemaCopier): Record<string, OperationResponse> {
+function oas3Responses(
+  raw: unknown,
+  copySchema: SchemaCopier,
+  deref: Deref,
+): Record<string, OperationResponse> {
   const responses: Record<string, OperationResponse> = {};
-  for (const [status, response] of responseEntries(raw)) {
-    const content = isRecord(response.content) ? response.content : {};
+  for (const [status, response] of responseEntries(raw, deref)) {
+    const declared = deref(response.content);
+    const content = isRecord(declared) ? declared : {};
     const mediaTypes = Object.keys(content);
     const entry: OperationResponse = { mediaTypes };
     const preferred = jsonFirst(mediaTypes)[0];
-    const media = preferred === undefined ? undefined : content[preferred];
+    const media = preferred === undefined ? undefined : deref(content[preferred]);
     const schema = copySchema(isRecord(media) ? media.schema : undefined);
     if (schema) entry.schema = schema;
     responses[status] = entry;
@@ -172,6 +190,7 @@ function swagger2Body(
   raws: Record<string, unknown>[],
   consumes: string[],
   copySchema: SchemaCopier,
+  deref: Deref,
 ): RequestBody | undefined {
   const body = raws.find((p) => p.in === 'body');
   if (body) {
@@ -193,7 +212,7 @@ function swagger2Body(
   const required: string[] = [];
   for (const field of fields) {
     const name = String(field.name);
-    properties[name] = swagger2Schema(field);
+    properties[name] = swagger2Schema(field, deref);
     if (field.required === true) required.push(name);
   }
   return {
@@ -207,9 +226,10 @@ function swagger2Responses(
   raw: unknown,
   produces: string[],
   copySchema: SchemaCopier,
+  deref: Deref,
 ): Record<string, OperationResponse> {
   const responses: Record<string, OperationResponse> = {};
-  for (const [status, response] of responseEntries(raw)) {
+  for (const [status, response] of responseEntries(raw, deref)) {
     const schema = copySchema(response.schema);
     // `produces` is often omitted from Swagger 2 documents whose APIs answer
     // JSON; a response with a schema then has a body, and JSON is the one
@@ -220,21 +240,27 @@ function swagger2Responses(
   return responses;
 }
 
-function responseEntries(raw: unknown): [string, Record<string, unknown>][] {
+function responseEntries(entry: unknown, deref: Deref): [string, Record<string, unknown>][] {
+  const raw = deref(entry);
   if (raw === undefined) return [];
   if (!isRecord(raw)) throw new Error('"responses" is not an object');
-  return Object.entries(raw).filter((entry): entry is [string, Record<string, unknown>] => {
-    return !entry[0].startsWith('x-') && isRecord(entry[1]);
-  });
+  return Object.entries(raw)
+    .map(([status, response]): [string, unknown] => [status, deref(response)])
+    .filter((entry): entry is [string, Record<string, unknown>] => {
+      return !entry[0].startsWith('x-') && isRecord(entry[1]);
+    });
 }
 
-function securityRequirements(raw: unknown): Array<Record<string, string[]>> {
+function securityRequirements(entry: unknown, deref: Deref): Array<Record<string, string[]>> {
+  const raw = deref(entry);
   if (!Array.isArray(raw)) return [];
   return raw
+    .map(deref)
     .filter(isRecord)
-    .map((req) => Object.fromEntries(Object.entries(req).map(([k, v]) => [k, strings(v)])));
+    .map((req) => Object.fromEntries(Object.entries(req).map(([k, v]) => [k, strings(v, deref)])));
 }
 
-function strings(raw: unknown): string[] {
-  return Array.isArray(raw) ? raw.filter((s): s is string => typeof s === 'string') : [];
+function strings(entry: unknown, deref: Deref): string[] {
+  const raw = deref(entry);
+  return Array.isArray(raw) ? raw.map(deref).filter((s): s is string => typeof s === 'string') : [];
 }

@@ -4,7 +4,9 @@
  * in, so the request builder never has to know which version a document was.
  */
 import { isRecord } from './is-record.ts';
-import type { SchemaCopier } from './json-safe-schema.ts';
+import type { Deref, SchemaCopier } from './json-safe-schema.ts';
+
+const same: Deref = (value) => value;
 
 export type ParameterLocation = 'path' | 'query' | 'header' | 'cookie';
 
@@ -32,6 +34,7 @@ export function defaultStyle(location: ParameterLocation): string {
 export function normalizeOas3Parameter(
   raw: Record<string, unknown>,
   copySchema: SchemaCopier,
+  deref: Deref = same,
 ): OperationParameter {
   const { name, location } = nameAndLocation(raw);
   const style = typeof raw.style === 'string' ? raw.style : defaultStyle(location);
@@ -43,10 +46,12 @@ export function normalizeOas3Parameter(
     explode: typeof raw.explode === 'boolean' ? raw.explode : style === 'form',
     allowReserved: raw.allowReserved === true,
   };
-  if (isRecord(raw.content)) {
+  const content = deref(raw.content);
+  if (isRecord(content)) {
     // `content` holds exactly one media type; its schema describes the value.
-    const [mediaType, media] = Object.entries(raw.content)[0] ?? [];
+    const [mediaType, entry] = Object.entries(content)[0] ?? [];
     if (mediaType !== undefined) param.mediaType = mediaType;
+    const media = deref(entry);
     const schema = copySchema(isRecord(media) ? media.schema : undefined);
     if (schema) param.schema = schema;
   } else {
@@ -70,6 +75,7 @@ const COLLECTION_FORMATS: Record<string, { style?: string; explode: boolean }> =
 export function normalizeSwagger2Parameter(
   raw: Record<string, unknown>,
   copySchema: SchemaCopier,
+  deref: Deref = same,
 ): OperationParameter {
   const { name, location } = nameAndLocation(raw);
   let style = defaultStyle(location);
@@ -89,7 +95,7 @@ export function normalizeSwagger2Parameter(
     explode,
     allowReserved: false,
   };
-  const schema = copySchema(swagger2Schema(raw));
+  const schema = copySchema(swagger2Schema(raw, deref));
   if (schema) param.schema = schema;
   return param;
 }
@@ -118,12 +124,14 @@ const SCHEMA_KEYWORDS = [
  * as a JSON Schema. Nested `items` keep their own keywords; their
  * `collectionFormat` (arrays of arrays) has no OAS 3 equivalent and is dropped.
  */
-export function swagger2Schema(raw: Record<string, unknown>): Record<string, unknown> {
+export function swagger2Schema(raw: Record<string, unknown>, deref: Deref = same): Record<string, unknown> {
   const schema: Record<string, unknown> = {};
+  // Keyword values are copied (and their references followed) by the schema copier.
   for (const key of SCHEMA_KEYWORDS) if (raw[key] !== undefined) schema[key] = raw[key];
   // A formData file upload is a binary string in OAS 3 terms.
   if (raw.type === 'file') Object.assign(schema, { type: 'string', format: 'binary' });
-  if (isRecord(raw.items)) schema.items = swagger2Schema(raw.items);
+  const items = deref(raw.items);
+  if (isRecord(items)) schema.items = swagger2Schema(items, deref);
   return schema;
 }
 

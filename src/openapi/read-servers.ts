@@ -6,19 +6,23 @@
  * are never filled from a call).
  */
 import { isRecord } from './is-record.ts';
+import type { Deref } from './json-safe-schema.ts';
 
-export function readServers(api: Record<string, unknown>): string[] {
-  return api.swagger === undefined ? oas3Servers(api.servers) : swagger2Servers(api);
+/** `deref` follows references, for a document that is not dereferenced. */
+export function readServers(api: Record<string, unknown>, deref: Deref = (value) => value): string[] {
+  return api.swagger === undefined ? oas3Servers(deref(api.servers), deref) : swagger2Servers(api);
 }
 
-function oas3Servers(raw: unknown): string[] {
+function oas3Servers(raw: unknown, deref: Deref): string[] {
   if (!Array.isArray(raw)) return [];
   const urls: string[] = [];
-  for (const server of raw) {
+  for (const entry of raw) {
+    const server = deref(entry);
     if (!isRecord(server) || typeof server.url !== 'string') continue;
-    const variables = isRecord(server.variables) ? server.variables : {};
+    const declared = deref(server.variables);
+    const variables = isRecord(declared) ? declared : {};
     const url = server.url.replace(/\{([^}]*)\}/g, (whole, name: string) => {
-      const variable = variables[name];
+      const variable = deref(variables[name]);
       return isRecord(variable) && typeof variable.default === 'string' ? variable.default : whole;
     });
     urls.push(withoutTrailingSlash(url));

@@ -145,6 +145,8 @@ export function createEngine(options: EngineOptions): Engine {
             { signal: abort.signal },
           );
         } catch (err) {
+          // A worker evaluation killed at the deadline (G6) is the deadline's doing, not the sculpt's.
+          if (deadlineHit) throw deadlineError(tool);
           const code = (err as { code?: string }).code ?? 'error';
           throw new SculptorError('projection.failed', `The output projection failed (JSONata ${code}).`, {
             cause: err,

@@ -106,14 +106,13 @@ describe('SCULPTOR_JSONATA_ISOLATION=worker, M1 loop without guardrails', () => 
     expect(gateway.reports.at(-1)?.steps[0]?.errorCode).toBe('projection.failed');
   });
 
-  it('in the output projection: the request ends at the deadline (502 projection.failed), /livez < 100 ms', async () => {
+  it('in the output projection: 504 upstream.timeout at the deadline, /livez < 100 ms', async () => {
     const started = performance.now();
     const { result, times } = await probeLivez(invokeTool('runaway_output', { start: 1 }));
     const elapsed = performance.now() - started;
-    // The engine maps any failure of the output projection to projection.failed, the
-    // deadline's kill (JSONata W1001) included.
-    expect(result.status).toBe(502);
-    expect(result.body.code).toBe('projection.failed');
+    // The deadline's kill (JSONata W1001) is reported as the deadline, as for a step.
+    expect(result.status).toBe(504);
+    expect(result.body.code).toBe('upstream.timeout');
     expect(elapsed).toBeGreaterThanOrEqual(DEADLINE_MS - 20);
     expect(elapsed).toBeLessThan(DEADLINE_MS + 1_000);
     expectLivezFast(times);

@@ -2,7 +2,8 @@ import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { authenticate } from '../../callers/authenticate.ts';
 import type { Caller, CallerDirectory } from '../../callers/load-callers.ts';
-import type { Catalog, ServedSignature } from '../../catalog/catalog.ts';
+import type { Catalog } from '../../catalog/catalog.ts';
+import { listingJson } from '../../catalog/listing-json.ts';
 import type { PageCursors } from '../../catalog/page-cursor.ts';
 import type { CompiledTool } from '../../compile/compile-tool.ts';
 import type { Engine, InvocationReport } from '../../engine/invoke-tool.ts';
@@ -66,13 +67,13 @@ export function createA2tFace(options: A2tFaceOptions): Hono {
     const catalog = options.catalog();
     switch (match.route.name) {
       case 'listTools':
-        return c.json(listTools(c, catalog, caller, options.cursors));
+        return json(c, listTools(c, catalog, caller, options.cursors));
       case 'getTool':
-        return c.json(catalog.signature(findTool(catalog, caller, match).current));
+        return json(c, catalog.signatureJson(findTool(catalog, caller, match).current));
       case 'listVersions':
-        return c.json(listVersions(c, catalog, caller, match, options.cursors));
+        return json(c, listVersions(c, catalog, caller, match, options.cursors));
       case 'getVersion':
-        return c.json(catalog.signature(findVersion(catalog, caller, match)));
+        return json(c, catalog.signatureJson(findVersion(catalog, caller, match)));
       case 'invoke':
       case 'invokeVersion': {
         const tool =
@@ -109,7 +110,12 @@ export function problem(c: Context, error: SculptorError): Response {
   return new Response(JSON.stringify(problemBody(error)), { status: error.status, headers });
 }
 
-function listTools(c: Context, catalog: Catalog, caller: Caller, cursors: PageCursors) {
+/** Serialized JSON, with the headers `c.json` would send (signatures are serialized once per catalog). */
+function json(c: Context, body: string): Response {
+  return c.body(body, 200, { 'Content-Type': 'application/json' });
+}
+
+function listTools(c: Context, catalog: Catalog, caller: Caller, cursors: PageCursors): string {
   const limit = parsePageLimit(c.req.queries('pageLimit') ?? []);
   const cursor = parsePageCursor(c.req.queries('pageCursor') ?? []);
   const tags = [...new Set(c.req.queries('tag') ?? [])].sort();
@@ -127,13 +133,19 @@ function listTools(c: Context, catalog: Catalog, caller: Caller, cursors: PageCu
     limit + 1,
   );
   const { page, next } = pageOf(tools, limit, (t) => t.name, cursors, listing);
-  return {
-    items: page.map((t): ServedSignature => catalog.signature(t.current)),
-    paging: { pageLimit: limit, next },
-  };
+  return listingJson(
+    page.map((t) => catalog.signatureJson(t.current)),
+    { pageLimit: limit, next },
+  );
 }
 
-function listVersions(c: Context, catalog: Catalog, caller: Caller, match: RouteMatch, cursors: PageCursors) {
+function listVersions(
+  c: Context,
+  catalog: Catalog,
+  caller: Caller,
+  match: RouteMatch,
+  cursors: PageCursors,
+): string {
   const tool = findTool(catalog, caller, match);
   const limit = parsePageLimit(c.req.queries('pageLimit') ?? []);
   const cursor = parsePageCursor(c.req.queries('pageCursor') ?? []);
@@ -141,7 +153,10 @@ function listVersions(c: Context, catalog: Catalog, caller: Caller, match: Route
   const after = cursor === undefined ? undefined : Number(cursors.decode(listing, cursor));
   const versions = tool.versions.filter((v) => after === undefined || v.signature.version < after);
   const { page, next } = pageOf(versions, limit, (v) => String(v.signature.version), cursors, listing);
-  return { items: page.map((v) => catalog.signature(v)), paging: { pageLimit: limit, next } };
+  return listingJson(
+    page.map((v) => catalog.signatureJson(v)),
+    { pageLimit: limit, next },
+  );
 }
 
 /** A tool the caller's tenant may not use is answered exactly like one that does not exist (D5). */

@@ -4,13 +4,13 @@
  * engine itself only opens the step spans (traceStep), as children of this one.
  */
 import { randomUUID } from 'node:crypto';
-import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { type Span, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import type { CompiledTool } from '../compile/compile-tool.ts';
-import type { Engine, InvocationReport } from '../engine/invoke-tool.ts';
+import type { Engine, InvocationReport, InvocationResult, InvokeOptions } from '../engine/invoke-tool.ts';
 import { toSculptorError } from '../errors/sculptor-error.ts';
 import type { GatewayMetrics } from './metrics.ts';
-import { ATTR, tracer } from './tracing.ts';
+import { ATTR, tracer, tracingActive } from './tracing.ts';
 
 export interface InstrumentOptions {
   metrics?: GatewayMetrics;
@@ -18,8 +18,74 @@ export interface InstrumentOptions {
 }
 
 export function instrumentEngine(engine: Engine, { metrics, logger }: InstrumentOptions): Engine {
+  /** Runs the invocation, then records its metrics, its span's outcome (when traced) and its log line. */
+  const run = async (
+    tool: CompiledTool,
+    body: unknown,
+    options: InvokeOptions,
+    callId: string | undefined,
+    span: Span | undefined,
+  ): Promise<InvocationResult> => {
+    const started = performance.now();
+    let report: InvocationReport | undefined;
+    let outcome = 'ok';
+    metrics?.inFlight.inc();
+    try {
+      return await engine.invoke(tool, body, {
+        ...options,
+        onReport: (r) => {
+          report = r;
+          options.onReport?.(r);
+        },
+      });
+    } catch (err) {
+      outcome = toSculptorError(err).code;
+      throw err;
+    } finally {
+      metrics?.inFlight.dec();
+      const final = finalReport(tool, report, outcome, performance.now() - started);
+      metrics?.observe(final);
+      let cacheHits = 0;
+      for (const s of final.steps) if (s.cache === 'hit' || s.cache === 'shared') cacheHits++;
+      if (span) {
+        span.setAttribute(ATTR.outcome, outcome);
+        span.setAttribute(ATTR.stepCount, final.steps.length);
+        span.setAttribute(ATTR.cacheHits, cacheHits);
+        if (outcome !== 'ok') {
+          span.setAttribute(ATTR.errorType, outcome);
+          span.setStatus({ code: SpanStatusCode.ERROR });
+        }
+      }
+      logger?.info(
+        {
+          event: 'invocation',
+          tool: final.tool,
+          version: final.version,
+          tool_id: tool.signature.toolId,
+          tool_call_id: callId,
+          outcome,
+          duration_ms: round(final.durationMs),
+          cache_hits: cacheHits,
+          steps: final.steps.map((s) => ({
+            id: s.id,
+            backend: s.backend,
+            outcome: s.outcome,
+            cache: s.cache,
+            ...(s.status !== undefined ? { status: s.status } : {}),
+            ...(s.errorCode !== undefined ? { error: s.errorCode } : {}),
+            duration_ms: round(s.durationMs),
+          })),
+        },
+        'invocation',
+      );
+      span?.end();
+    }
+  };
+
   return {
     invoke(tool, body, options = {}) {
+      // No SDK: no span (see tracingActive); the call id then only goes into the log line.
+      if (!tracingActive()) return run(tool, body, options, logger ? randomUUID() : undefined, undefined);
       const { name, version, toolId } = tool.signature;
       const callId = randomUUID();
       return tracer().startActiveSpan(
@@ -35,59 +101,7 @@ export function instrumentEngine(engine: Engine, { metrics, logger }: Instrument
             [ATTR.toolVersion]: version,
           },
         },
-        async (span) => {
-          const started = performance.now();
-          let report: InvocationReport | undefined;
-          let outcome = 'ok';
-          metrics?.inFlight.inc();
-          try {
-            return await engine.invoke(tool, body, {
-              ...options,
-              onReport: (r) => {
-                report = r;
-                options.onReport?.(r);
-              },
-            });
-          } catch (err) {
-            outcome = toSculptorError(err).code;
-            throw err;
-          } finally {
-            metrics?.inFlight.dec();
-            const final = finalReport(tool, report, outcome, performance.now() - started);
-            metrics?.observe(final);
-            const cacheHits = final.steps.filter((s) => s.cache === 'hit' || s.cache === 'shared').length;
-            span.setAttribute(ATTR.outcome, outcome);
-            span.setAttribute(ATTR.stepCount, final.steps.length);
-            span.setAttribute(ATTR.cacheHits, cacheHits);
-            if (outcome !== 'ok') {
-              span.setAttribute(ATTR.errorType, outcome);
-              span.setStatus({ code: SpanStatusCode.ERROR });
-            }
-            logger?.info(
-              {
-                event: 'invocation',
-                tool: name,
-                version,
-                tool_id: toolId,
-                tool_call_id: callId,
-                outcome,
-                duration_ms: round(final.durationMs),
-                cache_hits: cacheHits,
-                steps: final.steps.map((s) => ({
-                  id: s.id,
-                  backend: s.backend,
-                  outcome: s.outcome,
-                  cache: s.cache,
-                  ...(s.status !== undefined ? { status: s.status } : {}),
-                  ...(s.errorCode !== undefined ? { error: s.errorCode } : {}),
-                  duration_ms: round(s.durationMs),
-                })),
-              },
-              'invocation',
-            );
-            span.end();
-          }
-        },
+        (span) => run(tool, body, options, callId, span),
       );
     },
   };

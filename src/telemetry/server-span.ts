@@ -7,7 +7,7 @@
  * address, user agent or any other header (RELIABILITY I4, I5).
  */
 import { propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, type TextMapGetter } from '@opentelemetry/api';
-import { ATTR, tracer } from './tracing.ts';
+import { ATTR, tracer, tracingActive } from './tracing.ts';
 
 const KNOWN_METHODS = new Set([
   'GET',
@@ -36,6 +36,8 @@ export interface InboundRequest {
 
 /** Runs `handle` inside the request's SERVER span; `handle` resolves to the response status. */
 export function traceServerRequest(request: InboundRequest, handle: () => Promise<number>): Promise<number> {
+  // No SDK: a no-op span would change nothing (see tracingActive).
+  if (!tracingActive()) return handle();
   const method = KNOWN_METHODS.has(request.method.toUpperCase()) ? request.method.toUpperCase() : '_OTHER';
   const spanMethod = method === '_OTHER' ? 'HTTP' : method;
   const name = request.route ? `${spanMethod} ${request.route}` : spanMethod;

@@ -11,6 +11,7 @@ import {
   type Context,
   context,
   createContextKey,
+  ProxyTracerProvider,
   type Span,
   SpanStatusCode,
   trace,
@@ -21,6 +22,25 @@ export const TRACER_NAME = 'sculptor';
 
 export function tracer() {
   return trace.getTracer(TRACER_NAME);
+}
+
+/** What a ProxyTracerProvider delegates to while no SDK has registered a provider. */
+const NO_PROVIDER = new ProxyTracerProvider().getDelegate();
+
+/**
+ * Whether an SDK has registered a tracer provider (register.ts, or a test's
+ * NodeSDK). Without one every span is a no-op that no reader can tell from
+ * no span at all: the context it makes active holds no valid span context,
+ * so log lines get no trace ids either way, and the backend call's URL
+ * template (BACKEND_CALL) is only read by the SDK's undici instrumentation.
+ * The span wrappers below then call straight through: a request spared three
+ * no-op spans, their contexts, closures and promises. Asked on every call, so
+ * a provider registered later (tests) is seen at once.
+ */
+export function tracingActive(): boolean {
+  const provider = trace.getTracerProvider();
+  // Another copy of the API registered globally: assume it traces.
+  return !(provider instanceof ProxyTracerProvider) || provider.getDelegate() !== NO_PROVIDER;
 }
 
 /** Attribute names: OpenTelemetry semantic conventions where one exists, `sculptor.*` otherwise. */
@@ -105,6 +125,7 @@ export interface StepResult {
  * makes the backend call's URL template available to the HTTP client span.
  */
 export function traceStep<T>(step: StepDescription, result: StepResult, run: () => Promise<T>): Promise<T> {
+  if (!tracingActive()) return run();
   const call: BackendCall = { backend: step.backend, urlTemplate: step.urlTemplate };
   const ctx = context.active().setValue(BACKEND_CALL, call);
   return tracer().startActiveSpan(

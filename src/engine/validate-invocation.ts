@@ -26,16 +26,13 @@ export function validateInvocation(tool: CompiledTool, body: unknown): ToolInput
   if (!Array.isArray(given))
     throw invalid([...problems, { parameter: 'input_parameters', reason: 'must be an array' }]);
 
-  const declared = new Map(tool.signature.input_parameters.map((p) => [p.name, p]));
+  const declared = declaredInputs(tool);
   const values = new Map<string, unknown>();
-  given.forEach((item: unknown, i) => {
-    if (
-      !isPlainObject(item) ||
-      typeof item.name !== 'string' ||
-      !Object.keys(item).every((k) => k === 'name' || k === 'value')
-    ) {
+  for (let i = 0; i < given.length; i++) {
+    const item: unknown = given[i];
+    if (!isPlainObject(item) || typeof item.name !== 'string' || !onlyNameAndValue(item)) {
       problem(`input_parameters[${i}]`, 'must be an object {name, value}');
-      return;
+      continue;
     }
     const name = item.name;
     if (!declared.has(name)) {
@@ -48,7 +45,7 @@ export function validateInvocation(tool: CompiledTool, body: unknown): ToolInput
     } else {
       values.set(name, item.value);
     }
-  });
+  }
 
   const inputs: ToolInputs = {};
   for (const [name, param] of declared) {
@@ -66,6 +63,26 @@ export function validateInvocation(tool: CompiledTool, body: unknown): ToolInput
   }
   if (problems.length > 0) throw invalid(problems);
   return inputs;
+}
+
+/** A tool's inputs by name, in signature order: built once per compiled tool, not per call. */
+const declaredByTool = new WeakMap<CompiledTool, ReadonlyMap<string, InputParameter>>();
+
+function declaredInputs(tool: CompiledTool): ReadonlyMap<string, InputParameter> {
+  let declared = declaredByTool.get(tool);
+  if (!declared) {
+    declared = new Map(tool.signature.input_parameters.map((p) => [p.name, p]));
+    declaredByTool.set(tool, declared);
+  }
+  return declared;
+}
+
+/** Every own key is `name` or `value` (what `Object.keys(item).every(…)` said, without the array). */
+function onlyNameAndValue(item: Record<string, unknown>): boolean {
+  for (const key in item) {
+    if (Object.hasOwn(item, key) && key !== 'name' && key !== 'value') return false;
+  }
+  return true;
 }
 
 function typeProblem(param: InputParameter, value: unknown): string | undefined {

@@ -31,12 +31,17 @@ function tokens(value: string | string[] | undefined): string[] {
 }
 
 export function filterResponseHeaders(raw: RawHeaders): Record<string, string> {
-  const namedInConnection = new Set(tokens(raw['connection'] ?? raw['Connection']));
+  // Most answers name nothing but keep-alive/close in Connection: no set then.
+  const connection = raw['connection'] ?? raw['Connection'];
+  const namedInConnection = connection === undefined ? undefined : new Set(tokens(connection));
   const out: Record<string, string> = {};
-  for (const [rawName, value] of Object.entries(raw)) {
+  // for…in with hasOwn visits what Object.entries would, without an array of pairs per answer.
+  for (const rawName in raw) {
+    if (!Object.hasOwn(raw, rawName)) continue;
+    const value = raw[rawName];
     if (value === undefined) continue;
     const name = rawName.toLowerCase();
-    if (DROPPED.has(name) || name.startsWith('proxy-') || namedInConnection.has(name)) continue;
+    if (DROPPED.has(name) || name.startsWith('proxy-') || namedInConnection?.has(name) === true) continue;
     const joined = Array.isArray(value) ? value.join(', ') : value;
     out[name] = Object.hasOwn(out, name) ? `${out[name]}, ${joined}` : joined;
   }

@@ -88,7 +88,27 @@ export function compileExpression(
     }
   });
   const fast = FAST_PATH ? compileFastPath(ast) : undefined;
-  let slow: CompiledExpression['evaluate'] = (input, bindings) => expression.evaluate(input, bindings);
+  // A fast-path expression keeps a plain copy of its AST and no jsonata instance until it
+  // first bails (docs/PERFORMANCE.md, proposal 6): jsonata's AST nodes inherit from the
+  // per-parse symbol table, so each instance kept ≈ 16 KB alive (33 MB for 1,000 sculpts).
+  if (!fast) return evaluator(source, ast, undefined, expression);
+  const plain = plainAst(ast);
+  return evaluator(source, plain, compileFastPath(plain), undefined);
+}
+
+/**
+ * The compiled expression, from a function of its own so that its closures do not share a
+ * context with `compileExpression`'s (which holds `at`, and through it the sculpt's YAML).
+ */
+function evaluator(
+  source: string,
+  ast: AstNode,
+  fast: ReturnType<typeof compileFastPath>,
+  compiled: jsonata.Expression | undefined,
+): CompiledExpression {
+  let expression = compiled;
+  let slow: CompiledExpression['evaluate'] = (input, bindings) =>
+    (expression ??= jsonata(source, jsonataOptions())).evaluate(input, bindings);
   if (ISOLATION === 'worker') {
     // Loading the workers now spares the first invocations their start-up.
     sharedExpressionPool().warm();
@@ -107,6 +127,23 @@ export function compileExpression(
         }
       : slow,
   };
+}
+
+/** The AST as plain objects (own properties only; shared nodes stay shared). */
+function plainAst(ast: AstNode): AstNode {
+  const copies = new Map<object, unknown>();
+  const copy = (node: unknown): unknown => {
+    if (node === null || typeof node !== 'object' || node instanceof RegExp) return node;
+    const done = copies.get(node);
+    if (done !== undefined) return done;
+    const out: unknown[] | Record<string, unknown> = Array.isArray(node) ? [] : {};
+    copies.set(node, out);
+    for (const key of Object.keys(node)) {
+      (out as Record<string, unknown>)[key] = copy((node as Record<string, unknown>)[key]);
+    }
+    return out;
+  };
+  return copy(ast) as AstNode;
 }
 
 /** Visits every node of a JSONata AST (its shape varies by node type, so walk every field). */

@@ -8,6 +8,7 @@
  *   node bench/startup.ts [--runs 3] [--github-sculpts 1000]
  *   node bench/startup.ts --catalog [--catalog-tools 10000] [--rounds 5] [--duration 5]
  *   node bench/startup.ts --trees /tmp/before,. --catalog
+ *   node bench/startup.ts --trees .,.+--max-semi-space-size=16   (node flags per tree, after `+`)
  *
  * Each tree must hold `bench/sculptor.ts` and `src/` (and see node_modules).
  * Start-up runs in a fresh process per run (`node --expose-gc`); the catalog
@@ -40,7 +41,7 @@ const { values: args } = parseArgs({
     duration: { type: 'string', default: '5' },
     warmup: { type: 'string', default: '4' },
     connections: { type: 'string', default: '8' },
-    /** Comma-separated source trees to compare; default: this one. */
+    /** Comma-separated source trees to compare, each optionally `+flag+flag` (node flags); default: this one. */
     trees: { type: 'string' },
     /** Extra node flags for the gateways, comma-separated (e.g. --cpu-prof,--cpu-prof-dir=/tmp/p). */
     'node-flags': { type: 'string' },
@@ -48,11 +49,20 @@ const { values: args } = parseArgs({
 });
 const MB = 1024 * 1024;
 const HERE = path.resolve(new URL('..', import.meta.url).pathname);
-const trees = (args.trees ?? '.').split(',').map((t) => path.resolve(t === '.' ? HERE : t));
+const trees = (args.trees ?? '.').split(',').map((spec) => {
+  const [dir, ...flags] = spec.split('+');
+  return `${path.resolve(dir === '.' || dir === '' ? HERE : dir!)}${flags.map((f) => `+${f}`).join('')}`;
+});
+/** A tree's directory and its own node flags. */
+const treeOf = (tree: string) => {
+  const [dir, ...flags] = tree.split('+');
+  return { dir: dir!, flags };
+};
 const extraFlags = args['node-flags']?.split(',') ?? [];
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const fixed = (n: number, digits: number) => (Number.isFinite(n) ? n.toFixed(digits) : '—');
-const scriptOf = (tree: string, name: string) => pathToFileURL(path.join(tree, 'bench', name)).href;
+const scriptOf = (tree: string, name: string) =>
+  pathToFileURL(path.join(treeOf(tree).dir, 'bench', name)).href;
 
 async function main(): Promise<void> {
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'sculptor-startup-'));
@@ -68,7 +78,7 @@ async function main(): Promise<void> {
           const gw = await startChild<GatewayReady>(scriptOf(tree, 'sculptor.ts'), {
             args: [githubDir],
             env: { SCULPTOR_SECRET: secret },
-            execArgv: ['--expose-gc', ...extraFlags],
+            execArgv: ['--expose-gc', ...extraFlags, ...treeOf(tree).flags],
             readyTimeoutMs: 120_000,
           });
           await gw.stop();
@@ -109,7 +119,7 @@ async function catalog(tmp: string, secret: string, children: Child[]): Promise<
     const gw = await startChild<GatewayReady>(scriptOf(tree, 'sculptor.ts'), {
       args: [dir],
       env: { SCULPTOR_SECRET: secret, BENCH_BACKEND_URL: 'http://127.0.0.1:9' },
-      execArgv: ['--expose-gc', ...extraFlags],
+      execArgv: ['--expose-gc', ...extraFlags, ...treeOf(tree).flags],
       readyTimeoutMs: 300_000,
     });
     children.push(gw);

@@ -10,14 +10,14 @@
  * should still be able to use them. What we read is checked as we read it.
  *
  * Dereferencing: a one-file document whose references are all plain JSON
- * pointers (`{ "$ref": "#/…" }`, nothing beside them, no `$id`) — the large
- * vendor descriptions — is not dereferenced as a whole. Its references are
+ * pointers (`{ "$ref": "#/…" }`, nothing beside them, no `$id` or other
+ * scope) — the large vendor descriptions — is not dereferenced as a whole. Its references are
  * followed where the model reads them, through swagger-parser's own pointer
  * resolution, so only what the operations reach is walked, and once; nor is
  * it crawled for references to other files, since it has none.
- * swagger-parser's full dereference of the 6.6 MB GitHub description left
- * ≈ 170 MB of garbage behind (path strings and bookkeeping per node), which
- * set the gateway's peak and resident memory (docs/PERFORMANCE.md). Every other
+ * swagger-parser's resolve and dereference of the 6.6 MB GitHub description
+ * (path strings and bookkeeping per node) raised the peak RSS of a process by
+ * ≈ 200 MB and took over a second (docs/PERFORMANCE.md). Every other
  * document (several files, `$id` scopes, `$ref`s with siblings) is dereferenced
  * by swagger-parser as before. Both ways give the same model (a test compares
  * them over the spec corpus); one difference: a broken reference that no

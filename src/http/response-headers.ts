@@ -31,9 +31,10 @@ function tokens(value: string | string[] | undefined): string[] {
 }
 
 export function filterResponseHeaders(raw: RawHeaders): Record<string, string> {
-  // Most answers name nothing but keep-alive/close in Connection: no set then.
+  // Most answers say `Connection: keep-alive`, a name dropped anyway: no set for that.
   const connection = raw['connection'] ?? raw['Connection'];
-  const namedInConnection = connection === undefined ? undefined : new Set(tokens(connection));
+  const namedInConnection =
+    connection === undefined || connection === 'keep-alive' ? undefined : new Set(tokens(connection));
   const out: Record<string, string> = {};
   // for…in with hasOwn visits what Object.entries would, without an array of pairs per answer.
   for (const rawName in raw) {

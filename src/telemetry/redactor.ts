@@ -28,11 +28,25 @@ export class Redactor {
   }
 
   redact(text: string): string {
-    let out = text.replace(USERINFO, '$1REDACTED:REDACTED@');
-    if (this.#pattern) out = out.replace(this.#pattern, '[REDACTED]');
+    // Every log line passes here: skip the regular expressions when a plain
+    // substring search shows they cannot match (a URL with userinfo needs
+    // "://"; a secret needs to occur). Both searches are far cheaper than a
+    // regex scan of the line; with many secrets, one regex scan is cheaper.
+    let out = text.includes('://') ? text.replace(USERINFO, '$1REDACTED:REDACTED@') : text;
+    if (this.#pattern && (this.#secrets.size > FEW_SECRETS || this.#occursIn(out))) {
+      out = out.replace(this.#pattern, '[REDACTED]');
+    }
     return out;
   }
+
+  #occursIn(text: string): boolean {
+    for (const secret of this.#secrets) if (text.includes(secret)) return true;
+    return false;
+  }
 }
+
+/** Up to this many secret forms, substring searches decide whether the secrets regex runs at all. */
+const FEW_SECRETS = 16;
 
 /** `scheme://user:password@` anywhere in a text. */
 const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@:"]*:[^\s/@"]*@/gi;

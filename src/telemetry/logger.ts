@@ -3,7 +3,7 @@
  * trace_id and span_id when a span is active. Every line passes through the
  * Redactor before it is written.
  */
-import { type Logger, pino, stdTimeFunctions } from 'pino';
+import { type Logger, pino } from 'pino';
 import { Redactor } from './redactor.ts';
 import { activeTraceIds } from './tracing.ts';
 
@@ -28,7 +28,7 @@ export function createLogger(options: LoggerOptions): GatewayLogger {
     {
       level: options.level,
       base: { service: 'sculptor' },
-      timestamp: stdTimeFunctions.isoTime,
+      timestamp: isoTimeEachMs(),
       formatters: { level: (label) => ({ level: label }) },
       mixin: () => activeTraceIds(),
       hooks: { streamWrite: (line) => redactor.redact(line) },
@@ -36,6 +36,24 @@ export function createLogger(options: LoggerOptions): GatewayLogger {
     destination as pino.DestinationStream,
   );
   return { logger, redactor };
+}
+
+/**
+ * pino's `stdTimeFunctions.isoTime`, with the text kept for the rest of its
+ * millisecond: under load several lines share one, and Date#toISOString per
+ * line showed in the bench profile. The same output.
+ */
+function isoTimeEachMs(): () => string {
+  let ms = Number.NaN;
+  let text = '';
+  return () => {
+    const now = Date.now();
+    if (now !== ms) {
+      ms = now;
+      text = `,"time":"${new Date(now).toISOString()}"`;
+    }
+    return text;
+  };
 }
 
 /**

@@ -1,0 +1,262 @@
+/**
+ * A/B of the single-operation scenario across trees: servers doing the same
+ * job, all running at once, loaded in turn, rounds rotated, CPU µs per request
+ * of each server process (from /proc) and req/s. Each variant is a server:
+ * the hand-written handler or the gateway of a given tree (a `git archive`
+ * export with node_modules linked), with telemetry off or with the production
+ * set-up (as in bench/run.ts). Used for docs/PERFORMANCE.md, "Single
+ * operation: second round of fixes".
+ *
+ *   node bench/single-op-ab.ts [--rounds 9 --duration 4 --warmup 15 --connections 8] \
+ *     name=kind:tree[:KEY=value,…] …
+ *   kinds: hand, hand_tel, sculptor, sculptor_tel
+ *
+ * The first variant is the baseline of the ratios; per-round ratios pair
+ * variants measured within the same round.
+ */
+import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { openSync, readFileSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import { toolIdFor } from '../src/compile/tool-signature.ts';
+import { type ReadyMessage, startChild } from './child.ts';
+import { foreignCores, pidsNamed, snapshot, usedMs } from './cpu.ts';
+import { FORECAST_BODY, HAND_WRITTEN_PATH, JSON_POST } from './invocations.ts';
+import type { LoadResult, LoadSpec } from './load.ts';
+import { median } from './stats.ts';
+
+const { values: args, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    rounds: { type: 'string', default: '9' },
+    duration: { type: 'string', default: '4' },
+    warmup: { type: 'string', default: '15' },
+    connections: { type: 'string', default: '8' },
+  },
+});
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+interface Server {
+  process: ChildProcess;
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** A bench child of another tree (its own child.ts protocol: `ready`, then `stop`). */
+async function forkTree(
+  script: string,
+  argv: string[],
+  env: Record<string, string>,
+  execArgv: string[],
+  stdout?: string,
+): Promise<Server> {
+  const child = fork(script, argv, {
+    execPath: process.execPath,
+    execArgv,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', stdout ? openSync(stdout, 'w') : 2, 'inherit', 'ipc'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.on('message', (m: { type?: string; url?: string; error?: string }) => {
+      if (m.type === 'ready') resolve(m.url!);
+      if (m.type === 'failed') reject(new Error(m.error));
+    });
+    child.once('exit', (code) => reject(new Error(`${script} exited (${code})`)));
+  });
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, 'exit');
+    child.send({ type: 'stop' });
+    await exited;
+  };
+  return { process: child, url, stop };
+}
+
+/** `node --import ./src/telemetry/register.ts src/cli/main.ts serve` in a tree, as bench/cli-gateway.ts does. */
+async function cliGateway(tree: string, env: Record<string, string>, logFile: string): Promise<Server> {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      './src/telemetry/register.ts',
+      'src/cli/main.ts',
+      'serve',
+      path.join(tree, 'bench/sculpts/'),
+    ],
+    {
+      cwd: tree,
+      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
+      stdio: ['ignore', openSync(logFile, 'w'), 'inherit'],
+    },
+  );
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    await exited;
+  };
+  for (let i = 0; i < 600; i++) {
+    for (const line of readFileSync(logFile, 'utf8').split('\n')) {
+      if (!line.includes('"serving"')) continue;
+      const entry = JSON.parse(line) as { url?: string; tracing?: boolean };
+      if (entry.tracing !== true) throw new Error(`${tree}: the gateway started without tracing`);
+      return { process: child, url: entry.url!, stop };
+    }
+    await sleep(100);
+  }
+  await stop();
+  throw new Error(`${tree}: the gateway did not log 'serving'`);
+}
+
+interface Variant {
+  name: string;
+  server: Server;
+  spec: LoadSpec;
+}
+
+async function main(): Promise<void> {
+  const tmp = await mkdtemp(path.join(os.tmpdir(), 'sculptor-ab-'));
+  const backend = await startChild<ReadyMessage & { otlpUrl: string }>('backend.ts');
+  const load = await startChild('load.ts');
+  const servers: Server[] = [];
+  try {
+    const env = {
+      BENCH_BACKEND_URL: backend.ready.url!,
+      SCULPTOR_SECRET: 'single-op-ab-secret-0123456789abcdef',
+      REDIS_URL: process.env.REDIS_URL || 'redis://127.0.0.1:6379',
+    };
+    const otel = {
+      OTEL_EXPORTER_OTLP_ENDPOINT: backend.ready.otlpUrl,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+      LOG_LEVEL: 'info',
+    };
+    const variants: Variant[] = [];
+    for (const arg of positionals) {
+      const [name, rest = ''] = arg.split('=', 2) as [string, string?];
+      const [kind, tree = '', extras = ''] = rest.split(':');
+      const extra = Object.fromEntries(
+        extras
+          .split(',')
+          .filter(Boolean)
+          .map((kv) => kv.split('=', 2) as [string, string]),
+      );
+      const root = path.resolve(tree);
+      const invokeUrl = (url: string) => `${url}/tools/${toolIdFor('bench_forecast')}:invoke`;
+      let server: Server;
+      let url: string;
+      if (kind === 'hand' || kind === 'hand_tel') {
+        const tel = kind === 'hand_tel';
+        server = await forkTree(
+          path.join(root, 'bench/hand-written.ts'),
+          [],
+          {
+            ...env,
+            ...(tel ? { ...otel, BENCH_TELEMETRY: '1', OTEL_SERVICE_NAME: 'hand-written' } : {}),
+            ...extra,
+          },
+          tel ? ['--import', path.join(root, 'src/telemetry/register.ts')] : [],
+          tel ? path.join(tmp, `${name}.log`) : undefined,
+        );
+        url = `${server.url}${HAND_WRITTEN_PATH}`;
+      } else if (kind === 'sculptor') {
+        server = await forkTree(
+          path.join(root, 'bench/sculptor.ts'),
+          [path.join(root, 'bench/sculpts/')],
+          { ...env, ...extra },
+          [],
+        );
+        url = invokeUrl(server.url);
+      } else if (kind === 'sculptor_tel') {
+        server = await cliGateway(root, { ...env, ...otel, ...extra }, path.join(tmp, `${name}.log`));
+        url = invokeUrl(server.url);
+      } else {
+        throw new Error(`${arg}: kind must be hand, hand_tel, sculptor or sculptor_tel`);
+      }
+      servers.push(server);
+      const res = await fetch(url, { method: 'POST', headers: JSON_POST.headers, body: FORECAST_BODY });
+      const text = await res.text();
+      if (res.status !== 200 || !text.includes('"temperature"'))
+        throw new Error(`${name}: ${res.status} ${text}`);
+      const spec: LoadSpec = {
+        key: name,
+        ...JSON_POST,
+        url,
+        body: FORECAST_BODY,
+        connections: Number(args.connections),
+        durationSec: Number(args.duration),
+      };
+      variants.push({ name, server, spec });
+      log(`${name}: ${kind} of ${root} ${JSON.stringify(extra)}, pid ${server.process.pid}`);
+    }
+
+    let nextId = 0;
+    const runLoad = (spec: LoadSpec): Promise<LoadResult> =>
+      new Promise((resolve, reject) => {
+        const id = nextId++;
+        const onMessage = (m: { type?: string; id?: number; result?: LoadResult; error?: string }) => {
+          if (m.type !== 'result' || m.id !== id) return;
+          load.process.off('message', onMessage);
+          if (m.result) resolve(m.result);
+          else reject(new Error(m.error ?? 'load failed'));
+        };
+        load.process.on('message', onMessage);
+        load.process.send({ type: 'run', id, spec });
+      });
+    const ours = [
+      process.pid,
+      backend.process.pid!,
+      load.process.pid!,
+      ...variants.map((v) => v.server.process.pid!),
+      ...pidsNamed('redis-server'),
+    ];
+    for (const v of variants) await runLoad({ ...v.spec, durationSec: Number(args.warmup) });
+
+    const rounds = new Map<string, Array<{ cpu: number; rps: number; foreign: number }>>(
+      variants.map((v) => [v.name, []]),
+    );
+    for (let r = 0; r < Number(args.rounds); r++) {
+      const order = variants.map((_, i) => variants[(i + r) % variants.length]!);
+      const line: string[] = [];
+      for (const v of order) {
+        const before = snapshot(ours);
+        const result = await runLoad(v.spec);
+        const after = snapshot(ours);
+        const cpu = (1000 * (usedMs(before, after, v.server.process.pid!) ?? Number.NaN)) / result.requests;
+        const foreign = foreignCores(before, after, ours) ?? Number.NaN;
+        rounds.get(v.name)!.push({ cpu, rps: result.rps, foreign });
+        const failed = result.non2xx + result.errors + result.timeouts;
+        line.push(
+          `${v.name} ${cpu.toFixed(0)} µs ${result.rps.toFixed(0)} req/s (other ${foreign.toFixed(2)})${failed ? ` ${failed} failed` : ''}`,
+        );
+      }
+      log(`round ${r + 1}: ${line.join(' | ')}`);
+    }
+
+    const first = variants[0]!.name;
+    const base = rounds.get(first)!;
+    const rows = [
+      '| variant | CPU µs/req (median) | min–max | CPU vs first | req/s (median) | req/s vs first | per-round CPU ratio vs first (median) | other load, max |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|',
+    ];
+    for (const v of variants) {
+      const xs = rounds.get(v.name)!;
+      const cpu = median(xs.map((x) => x.cpu));
+      const rps = median(xs.map((x) => x.rps));
+      const paired = median(xs.map((x, i) => x.cpu / base[i]!.cpu));
+      rows.push(
+        `| ${v.name} | ${cpu.toFixed(0)} | ${Math.min(...xs.map((x) => x.cpu)).toFixed(0)}–${Math.max(...xs.map((x) => x.cpu)).toFixed(0)} | ` +
+          `${(cpu / median(base.map((x) => x.cpu))).toFixed(2)} | ${rps.toFixed(0)} | ${(rps / median(base.map((x) => x.rps))).toFixed(2)} | ` +
+          `${paired.toFixed(2)} | ${Math.max(...xs.map((x) => x.foreign)).toFixed(2)} |`,
+      );
+    }
+    console.log(rows.join('\n'));
+  } finally {
+    await Promise.allSettled([...servers.map((s) => s.stop()), backend.stop(), load.stop()]);
+  }
+}
+
+await main();

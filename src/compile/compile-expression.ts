@@ -51,7 +51,15 @@ export interface CompiledExpression {
     bindings: Record<string, unknown>,
     options?: { signal?: AbortSignal | undefined },
   ): Promise<unknown>;
+  /**
+   * The fast path alone, synchronously: jsonata's answer, or `BAIL` when only `evaluate`
+   * can give it (always `BAIL` without a fast path). The engine tries this first and awaits
+   * only when it bails: most invocations then never create a promise for an expression.
+   */
+  evaluateSync(input: unknown, bindings: Record<string, unknown>): unknown;
 }
+
+export { BAIL };
 
 /**
  * Compiles once at load; `at` maps an offset in the expression to the file.
@@ -96,6 +104,8 @@ export function compileExpression(
   return evaluator(source, plain, compileFastPath(plain), undefined);
 }
 
+const alwaysBail = (): typeof BAIL => BAIL;
+
 /**
  * The compiled expression, from a function of its own so that its closures do not share a
  * context with `compileExpression`'s (which holds `at`, and through it the sculpt's YAML).
@@ -120,6 +130,7 @@ function evaluator(
     ast,
     stepRefs: stepReferences(ast),
     fastPath: fast !== undefined,
+    evaluateSync: fast ?? alwaysBail,
     evaluate: fast
       ? async (input, bindings, options) => {
           const value = fast(input, bindings);

@@ -1,4 +1,5 @@
 import type { StepCache } from '../cache/step-cache.ts';
+import { BAIL } from '../compile/compile-expression.ts';
 import type { CompiledStep, CompiledTool } from '../compile/compile-tool.ts';
 import { SculptorError, toSculptorError } from '../errors/sculptor-error.ts';
 import type { CallBudget } from '../http/resilient-sender.ts';
@@ -137,13 +138,11 @@ export function createEngine(options: EngineOptions): Engine {
           await Promise.allSettled(running.values());
           throw deadlineHit ? deadlineError(tool) : err;
         }
-        let projected: unknown;
+        const outputBindings = { inputs, steps: ctx.steps };
+        let projected = tool.output.evaluateSync(inputs, outputBindings);
         try {
-          projected = await tool.output.evaluate(
-            inputs,
-            { inputs, steps: ctx.steps },
-            { signal: abort.signal },
-          );
+          if (projected === BAIL)
+            projected = await tool.output.evaluate(inputs, outputBindings, { signal: abort.signal });
         } catch (err) {
           // A worker evaluation killed at the deadline (G6) is the deadline's doing, not the sculpt's.
           if (deadlineHit) throw deadlineError(tool);

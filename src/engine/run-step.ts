@@ -1,6 +1,6 @@
 import { cacheKey } from '../cache/cache-key.ts';
 import type { StepCache } from '../cache/step-cache.ts';
-import type { CompiledExpression } from '../compile/compile-expression.ts';
+import { BAIL, type CompiledExpression } from '../compile/compile-expression.ts';
 import type { CompiledStep } from '../compile/compile-tool.ts';
 import { SculptorError } from '../errors/sculptor-error.ts';
 import type { BackendRequest, BackendResponse } from '../http/backend-client.ts';
@@ -160,9 +160,9 @@ function buildBackendRequest(
 ): BackendRequest {
   try {
     const built = buildRequest(step.operation, step.backend.baseUrl, params, body);
-    // Header names are case-insensitive; the backend file's static headers are
-    // explicit deployment configuration and win over derived ones (e.g. accept).
-    return { ...built, headers: { ...lowerCaseKeys(built.headers), ...step.backend.headers } };
+    // Both sides are lower-cased already (buildRequest, loadBackends); the backend file's
+    // static headers are explicit deployment configuration and win over derived ones (accept).
+    return { ...built, headers: { ...built.headers, ...step.backend.headers } };
   } catch (err) {
     // A parameter only known at run time turned out unknown or missing: the
     // sculpt's fault, not the caller's; input.invalid stays (bad path value).
@@ -203,15 +203,28 @@ function outcomeError(
   return new SculptorError('upstream.error', `${who} answered HTTP ${status} to step '${step.id}'.`);
 }
 
-async function evaluate(
+/** Synchronous when the fast path answers (most expressions); a promise only when jsonata must. */
+function evaluate(
   step: CompiledStep,
   field: string,
   expression: CompiledExpression | undefined,
   input: unknown,
   bindings: Record<string, unknown>,
   signal: AbortSignal,
-): Promise<unknown> {
+): unknown {
   if (!expression) return undefined;
+  const value = expression.evaluateSync(input, bindings);
+  return value === BAIL ? evaluateSlowly(step, field, expression, input, bindings, signal) : value;
+}
+
+async function evaluateSlowly(
+  step: CompiledStep,
+  field: string,
+  expression: CompiledExpression,
+  input: unknown,
+  bindings: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<unknown> {
   try {
     // The signal lets worker isolation (RELIABILITY G6) kill the evaluation at the deadline.
     return await expression.evaluate(input, bindings, { signal });
@@ -237,10 +250,6 @@ async function projectsEmpty(
   } catch {
     return false; // the same projection fails again after the cache, and is reported there
   }
-}
-
-function lowerCaseKeys(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
 }
 
 function isEmpty(value: unknown): boolean {

@@ -54,9 +54,7 @@ export function buildRequest(
   body?: unknown,
 ): BuiltRequest {
   const base = parseBase(baseUrl);
-  const route = `${op.method} ${op.path}`;
-  const byKey = parametersByKey(op);
-  const { template, accept } = prepared(op, route);
+  const { route, byKey, required, template, accept } = prepared(op);
 
   // Mistakes in the sculpt (compile.*) are reported before problems with values (input.invalid).
   const supplied: [string, OperationParameter, unknown][] = [];
@@ -83,7 +81,7 @@ export function buildRequest(
     }
     if (value !== undefined && value !== null) supplied.push([key, param, value]);
   }
-  const missing = requiredParameters(op).filter((key) => !Object.hasOwn(params, key) || params[key] == null);
+  const missing = required.filter((key) => !Object.hasOwn(params, key) || params[key] == null);
   if (missing.length > 0) {
     throw new SculptorError('compile.missing_param', `${route} requires parameter(s) ${missing.join(', ')}.`);
   }
@@ -147,7 +145,20 @@ interface Base {
   path: string;
 }
 
+/** Parsed base URLs: a handful per deployment (backends.yaml), parsed once, not per request. */
+const parsedBases = new Map<string, Base>();
+
 function parseBase(baseUrl: string): Base {
+  let base = parsedBases.get(baseUrl);
+  if (!base) {
+    base = parseBaseOnce(baseUrl);
+    if (parsedBases.size >= 1024) parsedBases.clear(); // bounded, should reloads bring many
+    parsedBases.set(baseUrl, base);
+  }
+  return base;
+}
+
+function parseBaseOnce(baseUrl: string): Base {
   let url: URL | undefined;
   try {
     url = new URL(baseUrl);
@@ -171,15 +182,27 @@ function parseBase(baseUrl: string): Base {
  * kept: requests are built on every invocation, operations change only on
  * reload (a new Operation object).
  */
-const preparedOps = new WeakMap<
-  Operation,
-  { template: ReturnType<typeof checkedTemplate>; accept: string | undefined }
->();
+interface PreparedOperation {
+  route: string;
+  byKey: Map<string, OperationParameter>;
+  required: string[];
+  template: ReturnType<typeof checkedTemplate>;
+  accept: string | undefined;
+}
 
-function prepared(op: Operation, route: string) {
+const preparedOps = new WeakMap<Operation, PreparedOperation>();
+
+function prepared(op: Operation): PreparedOperation {
   let entry = preparedOps.get(op);
   if (!entry) {
-    entry = { template: checkedTemplate(op, route), accept: acceptHeader(op) };
+    const route = `${op.method} ${op.path}`;
+    entry = {
+      route,
+      byKey: parametersByKey(op),
+      required: requiredParameters(op),
+      template: checkedTemplate(op, route),
+      accept: acceptHeader(op),
+    };
     preparedOps.set(op, entry);
   }
   return entry;

@@ -39,6 +39,13 @@ interface Evaluation {
 const recorded: Evaluation[] = [];
 let recording = true;
 
+function remember(source: string, input: unknown, bindings: Record<string, unknown>): void {
+  if (!recording) return;
+  // `steps` fills in as steps finish: keep what this evaluation saw.
+  const steps = bindings.steps as Record<string, unknown> | undefined;
+  recorded.push({ source, input, bindings: steps ? { ...bindings, steps: { ...steps } } : bindings });
+}
+
 async function load(fastPath: boolean, record: boolean): Promise<Mode> {
   vi.stubEnv('SCULPTOR_JSONATA_FAST_PATH', String(fastPath));
   vi.resetModules();
@@ -49,17 +56,14 @@ async function load(fastPath: boolean, record: boolean): Promise<Mode> {
         const compiled = original.compileExpression(source, where);
         return {
           ...compiled,
+          // The engine asks evaluateSync first and evaluate when it bails: record both.
           evaluate: (input, bindings) => {
-            // `steps` fills in as steps finish: keep what this evaluation saw.
-            const steps = bindings.steps as Record<string, unknown> | undefined;
-            if (recording) {
-              recorded.push({
-                source,
-                input,
-                bindings: steps ? { ...bindings, steps: { ...steps } } : bindings,
-              });
-            }
+            remember(source, input, bindings);
             return compiled.evaluate(input, bindings);
+          },
+          evaluateSync: (input, bindings) => {
+            remember(source, input, bindings);
+            return compiled.evaluateSync(input, bindings);
           },
         };
       };

@@ -136,13 +136,13 @@ async function main(): Promise<void> {
     };
     const variants: Variant[] = [];
     for (const arg of positionals) {
-      const [name, rest = ''] = arg.split('=', 2) as [string, string?];
+      const [name, rest] = splitOnce(arg, '=');
       const [kind, tree = '', extras = ''] = rest.split(':');
       const extra = Object.fromEntries(
         extras
           .split(',')
           .filter(Boolean)
-          .map((kv) => kv.split('=', 2) as [string, string]),
+          .map((kv) => splitOnce(kv, '=')),
       );
       const root = path.resolve(tree);
       const invokeUrl = (url: string) => `${url}/tools/${toolIdFor('bench_forecast')}:invoke`;
@@ -260,3 +260,9 @@ async function main(): Promise<void> {
 }
 
 await main();
+
+/** `a=b=c` → ['a', 'b=c']: values such as NODE_OPTIONS=--max-semi-space-size=16 keep their own '='. */
+function splitOnce(text: string, separator: string): [string, string] {
+  const at = text.indexOf(separator);
+  return at < 0 ? [text, ''] : [text.slice(0, at), text.slice(at + separator.length)];
+}

@@ -45,4 +45,6 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=15s --retries=3 \
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["/usr/bin/tini", "--"]
 # Exec form, telemetry register first: the SDK starts before anything it instruments.
-CMD ["node", "--import", "./src/telemetry/register.ts", "src/cli/main.ts", "serve"]
+# --max-semi-space-size=16: V8 otherwise sizes the young generation from the host's memory and
+# keeps ~100 MB of it after start-up (docs/PERFORMANCE.md, "Catalog and start-up").
+CMD ["node", "--max-semi-space-size=16", "--import", "./src/telemetry/register.ts", "src/cli/main.ts", "serve"]

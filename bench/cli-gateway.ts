@@ -1,7 +1,7 @@
 /**
  * The gateway exactly as production starts it, for the telemetry scenario:
  *
- *   node --import ./src/telemetry/register.ts src/cli/main.ts serve <dir>
+ *   node --max-semi-space-size=16 --import ./src/telemetry/register.ts src/cli/main.ts serve <dir>
  *
  * with JSON logs on stdout (to a file here) and traces exported over OTLP.
  * It says where it listens in its `serving` log line; SIGTERM drains it.
@@ -10,6 +10,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { openSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { PRODUCTION_NODE_FLAGS } from './child.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 
@@ -30,6 +31,7 @@ export async function startCliGateway(
   const child = spawn(
     process.execPath,
     [
+      ...PRODUCTION_NODE_FLAGS,
       ...(options.execArgv ?? []),
       '--import',
       './src/telemetry/register.ts',

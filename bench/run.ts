@@ -19,7 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { toolIdFor } from '../src/compile/tool-signature.ts';
-import { type Child, type ReadyMessage, startChild } from './child.ts';
+import { type Child, PRODUCTION_NODE_FLAGS, type ReadyMessage, startChild } from './child.ts';
 import { type CliGateway, startCliGateway } from './cli-gateway.ts';
 import { foreignCores, pidsNamed, snapshot, usedMs, waitForQuiet } from './cpu.ts';
 import { type GithubSculpts, writeCatalogSculpts, writeGithubSculpts } from './generate.ts';
@@ -307,7 +307,7 @@ function machineLines(): string[] {
     `Sculptor: ${gitState()}`,
     `CPU: ${cpus[0]?.model.trim() ?? 'unknown'} × ${cpus.length} (available parallelism ${os.availableParallelism()})`,
     `Memory: ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB; OS: ${os.type()} ${os.release()} ${os.arch()}`,
-    `Node ${process.version}; load average at start ${os
+    `Node ${process.version} (servers started with ${PRODUCTION_NODE_FLAGS.join(' ')}); load average at start ${os
       .loadavg()
       .map((l) => l.toFixed(2))
       .join(' ')}`,

@@ -36,7 +36,23 @@ describe('Dockerfile', () => {
   it('starts Node under tini, exec form, telemetry register first; never through npm', () => {
     expect(execForm(find('ENTRYPOINT').args)).toEqual(['/usr/bin/tini', '--']);
     const cmd = execForm(find('CMD').args);
-    expect(cmd).toEqual(['node', '--import', './src/telemetry/register.ts', 'src/cli/main.ts', 'serve']);
+    expect(cmd).toEqual([
+      'node',
+      '--max-semi-space-size=16',
+      '--import',
+      './src/telemetry/register.ts',
+      'src/cli/main.ts',
+      'serve',
+    ]);
+  });
+
+  it('starts node as `npm start` does: same flags, same entry point', () => {
+    const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {
+      scripts: { start: string };
+    };
+    const cmd = execForm(find('CMD').args);
+    // npm start names the sample folder; the image takes it from SCULPTOR_SCULPTS.
+    expect(pkg.scripts.start).toBe(`${cmd.join(' ')} sculpts`);
   });
 
   it('runs as the non-root node user, health-checks /readyz with node, serves the baked sculpts', () => {

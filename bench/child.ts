@@ -32,6 +32,8 @@ export interface ChildOptions {
   env?: Record<string, string>;
   /** Extra flags for node, e.g. --cpu-prof. */
   execArgv?: string[];
+  /** Start with PRODUCTION_NODE_FLAGS before execArgv (default true; false: node's defaults, for A/B runs). */
+  productionFlags?: boolean;
   /** How long the child may take to say ready. */
   readyTimeoutMs?: number;
   /** A file for the child's stdout (logs); by default it shares the bench's stderr. */
@@ -45,7 +47,10 @@ export async function startChild<R extends ReadyMessage = ReadyMessage>(
 ): Promise<Child<R>> {
   const child = fork(new URL(script, import.meta.url), options.args ?? [], {
     execPath: process.execPath,
-    execArgv: [...PRODUCTION_NODE_FLAGS, ...(options.execArgv ?? [])],
+    execArgv: [
+      ...(options.productionFlags === false ? [] : PRODUCTION_NODE_FLAGS),
+      ...(options.execArgv ?? []),
+    ],
     env: { ...process.env, ...options.env },
     stdio: ['ignore', options.stdout ? openSync(options.stdout, 'w') : 2, 'inherit', 'ipc'],
   });

@@ -8,7 +8,8 @@
  *   node bench/startup.ts [--runs 3] [--github-sculpts 1000]
  *   node bench/startup.ts --catalog [--catalog-tools 10000] [--rounds 5] [--duration 5]
  *   node bench/startup.ts --trees /tmp/before,. --catalog
- *   node bench/startup.ts --trees .,.+--max-semi-space-size=16   (node flags per tree, after `+`)
+ *   node bench/startup.ts --trees .+,.   (node flags per tree after `+`, instead of production's;
+ *                                          `.+` alone: node's defaults, `.`: production's flags)
  *
  * Each tree must hold `bench/sculptor.ts` and `src/` (and see node_modules).
  * Start-up runs in a fresh process per run (`node --expose-gc`); the catalog
@@ -53,10 +54,10 @@ const trees = (args.trees ?? '.').split(',').map((spec) => {
   const [dir, ...flags] = spec.split('+');
   return `${path.resolve(dir === '.' || dir === '' ? HERE : dir!)}${flags.map((f) => `+${f}`).join('')}`;
 });
-/** A tree's directory and its own node flags. */
+/** A tree's directory and its own node flags: with a `+`, they replace PRODUCTION_NODE_FLAGS. */
 const treeOf = (tree: string) => {
   const [dir, ...flags] = tree.split('+');
-  return { dir: dir!, flags };
+  return { dir: dir!, flags: flags.filter(Boolean), productionFlags: !tree.includes('+') };
 };
 const extraFlags = args['node-flags']?.split(',') ?? [];
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -79,6 +80,7 @@ async function main(): Promise<void> {
             args: [githubDir],
             env: { SCULPTOR_SECRET: secret },
             execArgv: ['--expose-gc', ...extraFlags, ...treeOf(tree).flags],
+            productionFlags: treeOf(tree).productionFlags,
             readyTimeoutMs: 120_000,
           });
           await gw.stop();
@@ -120,6 +122,7 @@ async function catalog(tmp: string, secret: string, children: Child[]): Promise<
       args: [dir],
       env: { SCULPTOR_SECRET: secret, BENCH_BACKEND_URL: 'http://127.0.0.1:9' },
       execArgv: ['--expose-gc', ...extraFlags, ...treeOf(tree).flags],
+      productionFlags: treeOf(tree).productionFlags,
       readyTimeoutMs: 300_000,
     });
     children.push(gw);

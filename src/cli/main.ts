@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { readSettings, SettingsError } from '../config/settings.ts';
+import { checkJsonataSettings, readSettings, SettingsError } from '../config/settings.ts';
 import { ExportError } from '../designer/provider-exports.ts';
 import { SculptLoadError, SculptorError } from '../errors/sculptor-error.ts';
 import { runReplayCli } from '../replay/run-replay-cli.ts';
@@ -44,6 +44,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(helpText(spec));
     return 0;
   }
+  checkJsonataSettings(process.env);
   if (command === 'replay') {
     await runReplayCli(rest);
     return 0;

@@ -1,28 +1,22 @@
 import jsonata from 'jsonata';
 import { SculptorError, type SourcePosition } from '../errors/sculptor-error.ts';
-import { jsonataIsolation, sharedExpressionPool } from './expression-pool.ts';
+import { processJsonataSettings, sharedExpressionPool } from './expression-pool.ts';
 import { BAIL, compileFastPath } from './fast-path.ts';
 import { jsonataOptions } from './jsonata-options.ts';
 import { hasNestedQuantifier } from './safe-regex.ts';
 
 export { JSONATA_LIMITS } from './jsonata-options.ts';
 
-/**
- * The JSONata fast path (docs/PERFORMANCE.md): expressions in its subset are evaluated by a
- * plain function, jsonata only when it bails. `SCULPTOR_JSONATA_FAST_PATH=false` turns it
- * off; read once, when this module loads.
+/*
+ * Two switches, read once per process (processJsonataSettings):
+ * - the JSONata fast path (docs/PERFORMANCE.md): expressions in its subset are evaluated by a
+ *   plain function, jsonata only when it bails; `SCULPTOR_JSONATA_FAST_PATH=false` turns it off.
+ * - `SCULPTOR_JSONATA_ISOLATION=worker` evaluates with jsonata in a killable worker pool
+ *   (`expression-pool.ts`, RELIABILITY G6) instead of in process; `off` (the default) keeps
+ *   jsonata in process, guarded by its own limits only (docs/PERFORMANCE.md says why). The fast
+ *   path stays in process either way: it is linear in the expression's size, which is capped, so
+ *   there is nothing to kill, and a worker round trip would cost far more than it does.
  */
-const FAST_PATH = process.env.SCULPTOR_JSONATA_FAST_PATH !== 'false';
-
-/**
- * `SCULPTOR_JSONATA_ISOLATION=worker` evaluates with jsonata in a killable worker pool
- * (`expression-pool.ts`, RELIABILITY G6) instead of in process; `off` (the default) keeps
- * jsonata in process, guarded by its own limits only (docs/PERFORMANCE.md says why). The fast
- * path stays in process either way: it is linear in the expression's size, which is capped, so
- * there is nothing to kill, and a worker round trip would cost far more than it does. Read once,
- * when this module loads; any other value is refused.
- */
-const ISOLATION = jsonataIsolation(process.env);
 
 /** Functions a sculpt may not call: `$eval` turns data into code (G7). */
 const FORBIDDEN_FUNCTIONS = new Set(['eval']);
@@ -95,7 +89,7 @@ export function compileExpression(
       );
     }
   });
-  const fast = FAST_PATH ? compileFastPath(ast) : undefined;
+  const fast = processJsonataSettings().fastPath ? compileFastPath(ast) : undefined;
   // A fast-path expression keeps a plain copy of its AST and no jsonata instance until it
   // first bails (docs/PERFORMANCE.md, proposal 6): jsonata's AST nodes inherit from the
   // per-parse symbol table, so each instance kept ≈ 16 KB alive (33 MB for 1,000 sculpts).
@@ -119,7 +113,7 @@ function evaluator(
   let expression = compiled;
   let slow: CompiledExpression['evaluate'] = (input, bindings) =>
     (expression ??= jsonata(source, jsonataOptions())).evaluate(input, bindings);
-  if (ISOLATION === 'worker') {
+  if (processJsonataSettings().isolation === 'worker') {
     // Loading the workers now spares the first invocations their start-up.
     sharedExpressionPool().warm();
     slow = (input, bindings, options) =>

@@ -309,17 +309,33 @@ function isOutOfMemory(err: unknown): boolean {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** `SCULPTOR_JSONATA_ISOLATION`: `off` (default) or `worker`; anything else is refused. */
-export function jsonataIsolation(env: Env): 'off' | 'worker' {
+/** The JSONata switches of the process, as `processJsonataSettings` reads them. */
+export interface JsonataSettings {
+  /** `SCULPTOR_JSONATA_FAST_PATH`: `true` (default) or `false` (docs/PERFORMANCE.md). */
+  fastPath: boolean;
+  /** `SCULPTOR_JSONATA_ISOLATION`: `off` (default) or `worker`. */
+  isolation: 'off' | 'worker';
+  /** `SCULPTOR_JSONATA_WORKERS`, `…_WORKER_HEAP_MB`, `…_WORKER_TIMEOUT_MS`. */
+  pool: ExpressionPoolOptions;
+}
+
+function isolationOf(env: Env, problems: string[]): JsonataSettings['isolation'] {
   const text = env.SCULPTOR_JSONATA_ISOLATION ?? '';
   if (text === '' || text === 'off') return 'off';
   if (text === 'worker') return 'worker';
-  throw new Error(`SCULPTOR_JSONATA_ISOLATION must be 'off' or 'worker' (got '${text}').`);
+  problems.push(`SCULPTOR_JSONATA_ISOLATION must be 'off' or 'worker' (got '${text}').`);
+  return 'off';
 }
 
-/** The shared pool's size, heap and cap from the environment; throws naming each bad variable. */
-export function poolOptionsFromEnv(env: Env): ExpressionPoolOptions {
-  const problems: string[] = [];
+function fastPathOf(env: Env, problems: string[]): boolean {
+  const text = env.SCULPTOR_JSONATA_FAST_PATH ?? '';
+  if (text === '' || text === 'true') return true;
+  if (text === 'false') return false;
+  problems.push(`SCULPTOR_JSONATA_FAST_PATH must be true or false (got '${text}').`);
+  return true;
+}
+
+function poolOf(env: Env, problems: string[]): ExpressionPoolOptions {
   const int = (name: string, fallback: number, min: number, max: number): number => {
     const text = env[name];
     if (text === undefined || text === '') return fallback;
@@ -328,23 +344,62 @@ export function poolOptionsFromEnv(env: Env): ExpressionPoolOptions {
     problems.push(`${name} must be a whole number from ${min} to ${max} (got '${text}').`);
     return fallback;
   };
-  const options: ExpressionPoolOptions = {
+  return {
     ...POOL_DEFAULTS,
     size: int('SCULPTOR_JSONATA_WORKERS', POOL_DEFAULTS.size, 1, 64),
     heapMb: int('SCULPTOR_JSONATA_WORKER_HEAP_MB', POOL_DEFAULTS.heapMb, 16, 16_384),
     capMs: int('SCULPTOR_JSONATA_WORKER_TIMEOUT_MS', POOL_DEFAULTS.capMs, 10, 600_000),
   };
-  if (problems.length > 0) throw new Error(problems.join(' '));
-  return options;
 }
 
-/** Read once, when this module loads (as the isolation switch is), so a bad value fails at start. */
-const SHARED_OPTIONS = poolOptionsFromEnv(process.env);
+function orThrow<T>(value: T, problems: string[]): T {
+  if (problems.length > 0) throw new Error(problems.join(' '));
+  return value;
+}
+
+/** `SCULPTOR_JSONATA_ISOLATION`: `off` (default) or `worker`; anything else is refused. */
+export function jsonataIsolation(env: Env): 'off' | 'worker' {
+  const problems: string[] = [];
+  return orThrow(isolationOf(env, problems), problems);
+}
+
+/** The shared pool's size, heap and cap from the environment; throws naming each bad variable. */
+export function poolOptionsFromEnv(env: Env): ExpressionPoolOptions {
+  const problems: string[] = [];
+  return orThrow(poolOf(env, problems), problems);
+}
+
+/** Every bad `SCULPTOR_JSONATA_*` variable, one line each (readSettings reports them with the rest). */
+export function jsonataSettingsProblems(env: Env): string[] {
+  const problems: string[] = [];
+  isolationOf(env, problems);
+  fastPathOf(env, problems);
+  poolOf(env, problems);
+  return problems;
+}
+
+/*
+ * The process's JSONata settings, read from its environment when this module loads (tests load
+ * copies of the modules under different environments). A bad value is not thrown here, where it
+ * would fail an import with a stack trace, but at first use; every entry point reports
+ * `jsonataSettingsProblems` with the other settings before that.
+ */
+const problemsAtLoad: string[] = [];
+const settingsAtLoad: JsonataSettings = {
+  fastPath: fastPathOf(process.env, problemsAtLoad),
+  isolation: isolationOf(process.env, problemsAtLoad),
+  pool: poolOf(process.env, problemsAtLoad),
+};
+
+export function processJsonataSettings(): JsonataSettings {
+  return orThrow(settingsAtLoad, problemsAtLoad);
+}
+
 let shared: ExpressionPool | undefined;
 
 /** The process-wide pool, created at first use (again after `closeSharedExpressionPool`). */
 export function sharedExpressionPool(): ExpressionPool {
-  shared ??= createExpressionPool(SHARED_OPTIONS);
+  shared ??= createExpressionPool(processJsonataSettings().pool);
   return shared;
 }
 

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { jsonataSettingsProblems } from '../compile/expression-pool.ts';
 
 /**
  * Every setting comes from the environment (12-factor), is validated once at
@@ -110,9 +111,19 @@ export function readSettings(env: Env = process.env, overrides: Partial<Settings
       `SCULPTOR_HEADERS_TIMEOUT_MS (${settings.headersTimeoutMs}) must not exceed SCULPTOR_REQUEST_TIMEOUT_MS (${settings.requestTimeoutMs}).`,
     );
   }
-  problems.push(...telemetryProblems(env));
+  problems.push(...telemetryProblems(env), ...jsonataSettingsProblems(env));
   if (problems.length > 0) throw new SettingsError(`Invalid settings:\n  ${problems.join('\n  ')}`);
   return settings;
+}
+
+/**
+ * The SCULPTOR_JSONATA_* switches alone, for commands that compile sculpts without serving
+ * them (check, test, lock, …): they are read by the compiler at first use, so they are checked
+ * here first, to be reported like every other setting. Throws SettingsError naming each bad one.
+ */
+export function checkJsonataSettings(env: Env = process.env): void {
+  const problems = jsonataSettingsProblems(env);
+  if (problems.length > 0) throw new SettingsError(`Invalid settings:\n  ${problems.join('\n  ')}`);
 }
 
 /**

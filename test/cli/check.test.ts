@@ -124,6 +124,19 @@ describe('sculptor check', () => {
     expect(findingsOf(narrowed.stdout, dir)).toEqual([]);
   });
 
+  it('reports a bad SCULPTOR_JSONATA_* variable like any setting: named, no stack trace, exit 1', async () => {
+    const result = await runCli(['check', 'sculpts'], {
+      env: { SCULPTOR_JSONATA_WORKERS: 'abc', SCULPTOR_JSONATA_FAST_PATH: 'no' },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('Invalid settings:');
+    expect(result.stderr).toContain(
+      "SCULPTOR_JSONATA_WORKERS must be a whole number from 1 to 64 (got 'abc').",
+    );
+    expect(result.stderr).toContain("SCULPTOR_JSONATA_FAST_PATH must be true or false (got 'no').");
+    expect(result.stderr).not.toMatch(/\bat .*\.ts:\d+/);
+  });
+
   it('refuses an unknown option with the usage (exit 2)', async () => {
     const result = await runCli(['check', '--stritc']);
     expect(result.code).toBe(2);

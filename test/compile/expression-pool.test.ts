@@ -14,6 +14,7 @@ import {
   type ExpressionPool,
   type ExpressionPoolOptions,
   jsonataIsolation,
+  jsonataSettingsProblems,
   POOL_DEFAULTS,
   poolOptionsFromEnv,
 } from '../../src/compile/expression-pool.ts';
@@ -304,6 +305,28 @@ describe('settings', () => {
     expect(() => jsonataIsolation({ SCULPTOR_JSONATA_ISOLATION: 'true' })).toThrow(
       /SCULPTOR_JSONATA_ISOLATION must be 'off' or 'worker' \(got 'true'\)/,
     );
+  });
+
+  it('jsonataSettingsProblems names every bad SCULPTOR_JSONATA_* variable, and none when all are fine', () => {
+    expect(jsonataSettingsProblems({})).toEqual([]);
+    expect(
+      jsonataSettingsProblems({
+        SCULPTOR_JSONATA_ISOLATION: 'worker',
+        SCULPTOR_JSONATA_FAST_PATH: 'false',
+        SCULPTOR_JSONATA_WORKERS: '3',
+      }),
+    ).toEqual([]);
+    expect(
+      jsonataSettingsProblems({
+        SCULPTOR_JSONATA_ISOLATION: 'on',
+        SCULPTOR_JSONATA_FAST_PATH: 'off',
+        SCULPTOR_JSONATA_WORKER_TIMEOUT_MS: '5',
+      }),
+    ).toEqual([
+      "SCULPTOR_JSONATA_ISOLATION must be 'off' or 'worker' (got 'on').",
+      "SCULPTOR_JSONATA_FAST_PATH must be true or false (got 'off').",
+      "SCULPTOR_JSONATA_WORKER_TIMEOUT_MS must be a whole number from 10 to 600000 (got '5').",
+    ]);
   });
 
   it('pool size, heap and cap: G6 defaults (2, 128 MiB), bad values named', () => {

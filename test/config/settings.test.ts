@@ -58,6 +58,9 @@ describe('readSettings', () => {
         OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318',
         OTEL_EXPORTER_OTLP_PROTOCOL: 'http/xml',
         OTEL_TRACES_SAMPLER: 'sometimes',
+        SCULPTOR_JSONATA_ISOLATION: 'yes',
+        SCULPTOR_JSONATA_FAST_PATH: '0',
+        SCULPTOR_JSONATA_WORKERS: 'many',
       });
     } catch (err) {
       error = err;
@@ -75,6 +78,9 @@ describe('readSettings', () => {
       'OTEL_EXPORTER_OTLP_ENDPOINT',
       'OTEL_EXPORTER_OTLP_PROTOCOL',
       'OTEL_TRACES_SAMPLER',
+      'SCULPTOR_JSONATA_ISOLATION',
+      'SCULPTOR_JSONATA_FAST_PATH',
+      'SCULPTOR_JSONATA_WORKERS',
     ]) {
       expect(message).toContain(`${name} must`);
     }

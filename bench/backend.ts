@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { failStart, serveUntilStopped } from './child.ts';
+import { SLOW_MS, SLOW_PREFIX } from './invocations.ts';
 
 interface Answer {
   body: Buffer;
@@ -41,10 +42,17 @@ function route(url: string): Answer {
   return NOT_FOUND;
 }
 
-export function handle(req: IncomingMessage, res: ServerResponse): void {
-  const found = route(req.url ?? '/');
+function reply(res: ServerResponse, url: string): void {
+  const found = route(url);
   res.writeHead(found === NOT_FOUND ? 404 : 200, found.headers);
   res.end(found.body);
+}
+
+/** Under SLOW_PREFIX the same answers, SLOW_MS late (see invocations.ts). */
+export function handle(req: IncomingMessage, res: ServerResponse): void {
+  const url = req.url ?? '/';
+  if (url.startsWith(`${SLOW_PREFIX}/`)) setTimeout(reply, SLOW_MS, res, url.slice(SLOW_PREFIX.length));
+  else reply(res, url);
 }
 
 /**

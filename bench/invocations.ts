@@ -21,3 +21,10 @@ export const chainBody = (tool: string): string =>
   JSON.stringify({ name: tool, input_parameters: [{ name: 'place', value: 'New York' }] });
 
 export const JSON_POST = { method: 'POST' as const, headers: { 'content-type': 'application/json' } };
+
+/**
+ * The bench backend answers under this prefix too, SLOW_MS late, as a SaaS API across a network
+ * would: the chain scenarios run against both, because what a cached step saves is mostly the wait.
+ */
+export const SLOW_PREFIX = '/slow';
+export const SLOW_MS = 20;

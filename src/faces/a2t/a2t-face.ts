@@ -1,5 +1,4 @@
 import { type Context, Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { authenticate } from '../../callers/authenticate.ts';
 import type { Caller, CallerDirectory } from '../../callers/load-callers.ts';
 import type { Catalog } from '../../catalog/catalog.ts';
@@ -11,6 +10,7 @@ import { SculptorError, toSculptorError } from '../../errors/sculptor-error.ts';
 import { matchRoute, type RouteMatch } from './a2t-routes.ts';
 import { pageOf, parsePageCursor, parsePageLimit } from './paging.ts';
 import { problemBody, problemHeaders } from './problem-details.ts';
+import { readRequestBody } from './read-request-body.ts';
 
 export const MAX_INVOKE_BODY_BYTES = 64 * 1024;
 
@@ -36,19 +36,6 @@ export interface A2tFaceOptions {
 export function createA2tFace(options: A2tFaceOptions): Hono {
   const prefix = options.prefix ?? '';
   const app = new Hono();
-
-  // Counted on the streamed bytes, chunked bodies included (RELIABILITY A1).
-  app.post(
-    `${prefix}/tools/*`,
-    bodyLimit({
-      maxSize: MAX_INVOKE_BODY_BYTES,
-      onError: (c) =>
-        problem(
-          c,
-          new SculptorError('request.too_large', `The body is over ${MAX_INVOKE_BODY_BYTES} bytes.`),
-        ),
-    }),
-  );
 
   const handle = async (c: Context) => {
     // Every A2T route needs a caller (RELIABILITY D1), even to learn that a path does not exist.
@@ -185,7 +172,8 @@ async function readJsonBody(c: Context): Promise<unknown> {
   if (!/^application\/json\s*(;\s*charset="?utf-8"?\s*)?$/i.test(type.trim())) {
     throw new SculptorError('request.unsupported_media_type', 'Send the invocation as application/json.');
   }
-  const text = await c.req.text();
+  // Counted on the streamed bytes, chunked bodies included (RELIABILITY A1).
+  const text = await readRequestBody(c, MAX_INVOKE_BODY_BYTES);
   try {
     return JSON.parse(text);
   } catch {

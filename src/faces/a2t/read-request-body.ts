@@ -55,6 +55,8 @@ function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<Buff
     const onClose = () =>
       settle(new SculptorError('request.malformed', 'The body ended before it was complete.'));
     if (incoming.readableEnded) return resolve(Buffer.alloc(0));
+    // Gone before the handler got here (its 'close' already emitted): nothing would settle.
+    if (incoming.destroyed) return onClose();
     incoming.on('data', onData);
     incoming.once('end', onEnd);
     incoming.once('close', onClose);

@@ -6,14 +6,21 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
-import { openSync } from 'node:fs';
+import { openSync, readFileSync } from 'node:fs';
 
 /**
- * The node flags production starts with (`npm start`, the image's CMD): every bench process
- * gets them, the hand-written handler too, so that start-up memory is measured as deployed
- * and both servers of a throughput comparison run under the same V8 settings.
+ * The node flags production starts with, read from `npm start` (`node <flags> --import …`;
+ * test/deploy keeps the image's CMD the same command): every bench process gets them, the
+ * hand-written handler too, so that start-up memory is measured as deployed and both servers
+ * of a throughput comparison run under the same V8 settings.
  */
-export const PRODUCTION_NODE_FLAGS = ['--max-semi-space-size=16'];
+export const PRODUCTION_NODE_FLAGS: string[] = (() => {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    scripts: { start: string };
+  };
+  const words = pkg.scripts.start.split(/\s+/);
+  return words.slice(1, words.indexOf('--import'));
+})();
 
 export interface ReadyMessage {
   type: 'ready';

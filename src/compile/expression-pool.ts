@@ -369,13 +369,19 @@ export function poolOptionsFromEnv(env: Env): ExpressionPoolOptions {
   return orThrow(poolOf(env, problems), problems);
 }
 
+function readJsonataSettings(env: Env): { settings: JsonataSettings; problems: string[] } {
+  const problems: string[] = [];
+  const settings = {
+    isolation: isolationOf(env, problems),
+    fastPath: fastPathOf(env, problems),
+    pool: poolOf(env, problems),
+  };
+  return { settings, problems };
+}
+
 /** Every bad `SCULPTOR_JSONATA_*` variable, one line each (readSettings reports them with the rest). */
 export function jsonataSettingsProblems(env: Env): string[] {
-  const problems: string[] = [];
-  isolationOf(env, problems);
-  fastPathOf(env, problems);
-  poolOf(env, problems);
-  return problems;
+  return readJsonataSettings(env).problems;
 }
 
 /*
@@ -384,15 +390,10 @@ export function jsonataSettingsProblems(env: Env): string[] {
  * would fail an import with a stack trace, but at first use; every entry point reports
  * `jsonataSettingsProblems` with the other settings before that.
  */
-const problemsAtLoad: string[] = [];
-const settingsAtLoad: JsonataSettings = {
-  fastPath: fastPathOf(process.env, problemsAtLoad),
-  isolation: isolationOf(process.env, problemsAtLoad),
-  pool: poolOf(process.env, problemsAtLoad),
-};
+const atLoad = readJsonataSettings(process.env);
 
 export function processJsonataSettings(): JsonataSettings {
-  return orThrow(settingsAtLoad, problemsAtLoad);
+  return orThrow(atLoad.settings, atLoad.problems);
 }
 
 let shared: ExpressionPool | undefined;

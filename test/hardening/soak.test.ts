@@ -230,7 +230,7 @@ describe('soak', () => {
             // snapshots showed nothing else growing.)
             if (gateway.reports.length > 1_000) gateway.reports.length = 0;
             for (const backend of [good, faulty, tripping]) {
-              if (backend.requests.length > 1_000) backend.requests.length = 0;
+              if (backend.requests.length > 1_000) backend.reset();
             }
           }
         }),
@@ -238,7 +238,7 @@ describe('soak', () => {
       clearInterval(quarter);
       await agent.close();
       gateway.reports.length = 0;
-      for (const backend of [good, faulty, tripping]) backend.requests.length = 0;
+      for (const backend of [good, faulty, tripping]) backend.reset();
 
       // Every outcome as expected: good traffic 200, bad traffic its 4xx, faults a mapped problem, no 500.
       expect(failures).toEqual([]);

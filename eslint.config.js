@@ -7,7 +7,8 @@ const noWebFramework = {
   patterns: [
     {
       group: ['hono', 'hono/*', '@hono/*'],
-      message: 'Only src/faces, src/server and src/cli may import the web framework (see ARCHITECTURE.md).',
+      message:
+        'Only src/faces, src/server, src/studio and src/cli may import the web framework (see ARCHITECTURE.md).',
     },
   ],
 };
@@ -27,7 +28,18 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.ts'],
-    ignores: ['src/faces/**', 'src/server/**', 'src/cli/**'],
+    ignores: ['src/faces/**', 'src/server/**', 'src/studio/**', 'src/cli/**'],
     rules: { 'no-restricted-imports': ['error', noWebFramework] },
+  },
+  {
+    // The Studio's page runs in the browser, as shipped (no build step).
+    files: ['src/studio/public/**/*.js'],
+    languageOptions: {
+      globals: Object.fromEntries(
+        ['document', 'window', 'fetch', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'].map(
+          (name) => [name, 'readonly'],
+        ),
+      ),
+    },
   },
 );

@@ -18,8 +18,9 @@ export const PRODUCTION_NODE_FLAGS: string[] = (() => {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
     scripts: { start: string };
   };
+  // `exec node <flags> --import …`: the flags between node and --import.
   const words = pkg.scripts.start.split(/\s+/);
-  return words.slice(1, words.indexOf('--import'));
+  return words.slice(words.indexOf('node') + 1, words.indexOf('--import'));
 })();
 
 export interface ReadyMessage {

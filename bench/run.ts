@@ -22,6 +22,7 @@ import { toolIdFor } from '../src/compile/tool-signature.ts';
 import { type Child, PRODUCTION_NODE_FLAGS, type ReadyMessage, startChild } from './child.ts';
 import { type CliGateway, startCliGateway } from './cli-gateway.ts';
 import { foreignCores, pidsNamed, snapshot, usedMs, waitForQuiet } from './cpu.ts';
+import { type DescriptionRow, descriptionTableRows, measureDescriptions } from './descriptions.ts';
 import { type GithubSculpts, writeCatalogSculpts, writeGithubSculpts } from './generate.ts';
 import {
   BENCH_SCULPTS,
@@ -181,6 +182,9 @@ async function main(): Promise<void> {
       await gw.stop();
     }
 
+    log('loading the large descriptions, each in fresh processes');
+    const descriptions = await measureDescriptions(tmp, Math.max(1, ROUNDS), log);
+
     log(`starting the catalog gateway (${CATALOG_TOOLS} tools)`);
     const catalogGw = await startChild<GatewayReady>('sculptor.ts', {
       args: [catalogDir],
@@ -309,7 +313,16 @@ async function main(): Promise<void> {
     });
     const wallSec = (performance.now() - wallStart) / 1000;
     console.log(
-      report({ machine, rows, startups, catalogStart: catalogGw.ready, github, wallSec, telemetry }),
+      report({
+        machine,
+        rows,
+        startups,
+        descriptions,
+        catalogStart: catalogGw.ready,
+        github,
+        wallSec,
+        telemetry,
+      }),
     );
   } finally {
     await cleanup();
@@ -541,6 +554,8 @@ function report(data: {
   machine: string[];
   rows: Row[];
   startups: GatewayReady[];
+  /** Large descriptions loaded alone (issue #14). */
+  descriptions: DescriptionRow[];
   catalogStart: GatewayReady;
   github: GithubSculpts;
   wallSec: number;
@@ -623,6 +638,7 @@ function report(data: {
       `${fixed(data.catalogStart.maxRssBytes / MB, 0)} MB`,
       `${fixed(data.catalogStart.heapUsedBytes / MB, 0)} MB`,
     ],
+    ...descriptionTableRows(data.descriptions),
   ];
 
   const sculptor = byKey.get('sculptor');
@@ -702,8 +718,9 @@ function report(data: {
     '',
     markdownTable(targets),
     '',
-    `The GitHub description ships as ${fixed(data.github.shippedBytes / MB, 1)} MB of pretty-printed JSON, over the ` +
-      `loader's 10 MiB cap; the bench gives the gateway the same document minified (${fixed(data.github.writtenBytes / MB, 1)} MB).`,
+    `The GitHub description ships as ${fixed(data.github.shippedBytes / MB, 1)} MB of pretty-printed JSON; the start-up ` +
+      `sculpts read it minified (${fixed(data.github.writtenBytes / MB, 1)} MB), as they did when the loader's cap was 10 MiB, ` +
+      'so that figure compares with earlier runs; the "Load" rows read the descriptions as published.',
     `Bench wall time: ${fixed(data.wallSec, 0)} s.`,
   ].join('\n');
 }

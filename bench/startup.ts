@@ -6,6 +6,7 @@
  * run and round by round, so the machine's other load hits each alike.
  *
  *   node bench/startup.ts [--runs 3] [--github-sculpts 1000]
+ *   node bench/startup.ts --descriptions   (only the large descriptions' load: GitHub, Stripe, Stripe-like)
  *   node bench/startup.ts --catalog [--catalog-tools 10000] [--rounds 5] [--duration 5]
  *   node bench/startup.ts --trees /tmp/before,. --catalog
  *   node bench/startup.ts --trees .+,.   (node flags per tree after `+`, instead of production's;
@@ -24,6 +25,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type Child, startChild } from './child.ts';
 import { foreignCores, snapshot, usedMs } from './cpu.ts';
+import { descriptionTableRows, measureDescriptions } from './descriptions.ts';
 import { writeCatalogSculpts, writeGithubSculpts } from './generate.ts';
 import type { LoadResult, LoadSpec } from './load.ts';
 import type { GatewayReady } from './sculptor.ts';
@@ -38,6 +40,8 @@ const { values: args } = parseArgs({
     catalog: { type: 'boolean', default: false },
     /** Skip the start-up runs (catalog only). */
     'no-startup': { type: 'boolean', default: false },
+    /** Only the large descriptions' load time and memory (GitHub, Stripe, generated Stripe-like). */
+    descriptions: { type: 'boolean', default: false },
     rounds: { type: 'string', default: '5' },
     duration: { type: 'string', default: '5' },
     warmup: { type: 'string', default: '4' },
@@ -70,7 +74,12 @@ async function main(): Promise<void> {
   const children: Child[] = [];
   try {
     const secret = randomBytes(24).toString('hex');
-    if (!args['no-startup']) {
+    const descriptions = await measureDescriptions(tmp, Number(args.runs), log);
+    console.log(
+      `\nLarge descriptions, each in a fresh process, median of ${args.runs}: time, RSS after, peak RSS, heap used`,
+    );
+    for (const row of descriptionTableRows(descriptions)) console.log(row.join(' | '));
+    if (!args['no-startup'] && !args.descriptions) {
       const githubDir = path.join(tmp, 'github');
       const github = await writeGithubSculpts(githubDir, Number(args['github-sculpts']));
       const runs = new Map<string, GatewayReady[]>(trees.map((t) => [t, []]));
@@ -99,7 +108,7 @@ async function main(): Promise<void> {
         );
       }
     }
-    if (args.catalog) await catalog(tmp, secret, children);
+    if (args.catalog && !args.descriptions) await catalog(tmp, secret, children);
   } finally {
     await Promise.allSettled(children.map((c) => c.stop()));
     await rm(tmp, { recursive: true, force: true });

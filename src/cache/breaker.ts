@@ -17,6 +17,8 @@ export interface Breaker {
   success(): void;
   failure(): void;
   readonly state: 'closed' | 'open' | 'half-open';
+  /** Whether the last call failed (no success since): a lease is then not worth waiting for. */
+  readonly failing: boolean;
   /** How many times it went from closed or half-open to open. */
   readonly opens: number;
 }
@@ -53,6 +55,9 @@ export function createBreaker(options: BreakerOptions = {}): Breaker {
     success(): void {
       failures = 0;
       state = 'closed';
+    },
+    get failing() {
+      return failures > 0;
     },
     failure(): void {
       failures++;

@@ -37,10 +37,39 @@ export interface CacheStore {
    * never waits on a cache write, and its failures are swallowed and counted.
    */
   set(key: string, value: string, ttlMs: number): void;
+  /**
+   * Takes a short lease on `key` for `ttlMs` (one replica fetches, the others wait
+   * for its result): true when this caller now holds it, false when another does,
+   * undefined when the store cannot tell (down, slow, or private to one process — there
+   * the callers' own single flight already makes one fetch): then the caller goes ahead.
+   */
+  claim(key: string, ttlMs: number): Promise<boolean | undefined>;
+  /** Gives a lease up before it expires (fire-and-forget, like `set`). */
+  release(key: string): void;
+  /**
+   * Takes one token from the bucket `key` (`ratePerS` a second, up to `burst`) shared by
+   * every replica using this store, in one atomic round trip. Undefined when the store
+   * cannot say (a store private to the process, or Redis down or slow): the caller then
+   * uses its own in-process bucket.
+   */
+  takeToken?(key: string, ratePerS: number, burst: number): Promise<TokenVerdict | undefined>;
+  /**
+   * Counts one use against fixed windows (e.g. this minute and this day), all or none:
+   * `ok` when every window is under its limit, else how long until the fullest one ends.
+   * One atomic round trip; undefined when the store cannot say (then count in process).
+   */
+  takeQuota?(key: string, windows: readonly QuotaWindow[]): Promise<TokenVerdict | undefined>;
   /** Releases connections and timers; later calls are misses and no-ops. */
   close(): Promise<void>;
   /** A snapshot of the counters since the store was created. */
   stats(): CacheStoreStats;
+}
+
+export type TokenVerdict = { ok: true } | { ok: false; retryAfterMs: number };
+
+export interface QuotaWindow {
+  windowMs: number;
+  limit: number;
 }
 
 export function emptyStats(): CacheStoreStats {

@@ -1,8 +1,16 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
 /**
  * What is stored under a cache key: the value wrapped with the key it was
  * written for. A read checks that echo, so a value that ends up under another
  * key (a bug, a key collision, a reply read off the wrong connection as in the
  * ChatGPT 2023-03-20 incident, or a tampered store) is never served (E2).
+ *
+ * Stored as `<mac>.<envelope JSON>`: an HMAC-SHA256 of the exact JSON under a
+ * key derived from the server secret (issue #13). Whoever can write to Redis
+ * but does not hold SCULPTOR_SECRET cannot make an entry a replica will serve:
+ * a forged, altered or unauthenticated one is a miss, counted as an integrity
+ * violation.
  */
 export interface Envelope {
   v: 1;
@@ -18,26 +26,44 @@ export interface Envelope {
  * `JSON.stringify`, and `undefined`, functions and symbols would silently
  * vanish, so they throw here.
  */
-export function encodeEnvelope(key: string, value: unknown, createdAt: number): string {
+export function encodeEnvelope(key: string, value: unknown, createdAt: number, macKey: Buffer): string {
   if (value === undefined || typeof value === 'function' || typeof value === 'symbol') {
     throw new TypeError(`a ${typeof value} cannot be cached`);
   }
   const envelope: Envelope = { v: 1, key, createdAt, value };
-  return JSON.stringify(envelope);
+  const json = JSON.stringify(envelope);
+  return `${macOf(macKey, json).toString('base64url')}.${json}`;
+}
+
+/** The envelope MAC key, derived from the server secret (never the secret itself). */
+export function envelopeMacKey(secret: string): Buffer {
+  return createHmac('sha256', secret).update('sculptor/cache-envelope/v1').digest();
+}
+
+/** base64url of a 32-byte HMAC-SHA256, without padding. */
+const MAC_CHARS = 43;
+
+function macOf(macKey: Buffer, json: string): Buffer {
+  return createHmac('sha256', macKey).update(json).digest();
 }
 
 export type DecodedEnvelope =
-  { ok: true; value: unknown; createdAt: number } | { ok: false; reason: 'parse' | 'shape' | 'key' };
+  { ok: true; value: unknown; createdAt: number } | { ok: false; reason: 'mac' | 'parse' | 'shape' | 'key' };
 
 /**
  * Parses and verifies a stored string read under `key`. The value comes back
  * as plain JSON data (JSON.parse makes `__proto__` an own property, never a
  * prototype) and is handed over as-is, never merged into an existing object.
  */
-export function decodeEnvelope(raw: string, key: string): DecodedEnvelope {
+export function decodeEnvelope(raw: string, key: string, macKey: Buffer): DecodedEnvelope {
+  // Authenticated before it is parsed: a forged entry is never even read.
+  if (raw.charCodeAt(MAC_CHARS) !== 46 /* . */) return { ok: false, reason: 'mac' };
+  const json = raw.slice(MAC_CHARS + 1);
+  const mac = Buffer.from(raw.slice(0, MAC_CHARS), 'base64url');
+  if (mac.length !== 32 || !timingSafeEqual(mac, macOf(macKey, json))) return { ok: false, reason: 'mac' };
   let parsed: unknown;
   try {
-    parsed = JSON.parse(raw);
+    parsed = JSON.parse(json);
   } catch {
     return { ok: false, reason: 'parse' };
   }

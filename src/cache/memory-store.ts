@@ -65,6 +65,10 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): CacheStore 
       }
     },
 
+    // One process: its callers' own single flight already makes one load per key.
+    claim: async () => undefined,
+    release: () => {},
+
     async close(): Promise<void> {
       closed = true;
       lru.clear();

@@ -1,6 +1,14 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import type { RedisOptions } from 'ioredis';
 import { createBreaker } from './breaker.ts';
-import { type CacheStore, type CacheStoreStats, emptyStats, storableTtlMs } from './cache-store.ts';
+import { connectRedis } from './redis-connection.ts';
+import {
+  type CacheStore,
+  type CacheStoreStats,
+  emptyStats,
+  type QuotaWindow,
+  storableTtlMs,
+  type TokenVerdict,
+} from './cache-store.ts';
 
 export interface RedisStoreOptions {
   /** Longest a `get` may make its caller wait; past it the answer is a miss. Default 50 ms. */
@@ -26,6 +34,53 @@ export interface RedisOptionsInput {
   commandTimeoutMs?: number;
   socketTimeoutMs?: number;
 }
+
+/**
+ * A token bucket in one hash (`tokens`, `at`), refilled by elapsed time on Redis's own
+ * clock (so replicas' clocks do not matter), one token taken when there is one.
+ * Returns {1, 0} or {0, ms until the next token}. One key: Cluster-safe.
+ */
+const TAKE_TOKEN_LUA = `
+local rate = tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local b = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens = tonumber(b[1]) or burst
+local at = tonumber(b[2]) or now
+tokens = math.min(burst, tokens + math.max(0, now - at) * rate)
+local ok = 0
+local wait = 0
+if tokens >= 1 then
+  tokens = tokens - 1
+  ok = 1
+else
+  wait = math.ceil((1 - tokens) / rate)
+end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return {ok, wait}
+`;
+
+/**
+ * Fixed windows, one key each (INCR, expiring a window after its first use): counted only
+ * when every window is under its limit, so a refused call uses up nothing. Returns {1, 0},
+ * or {0, ms until the full window ends}.
+ */
+const TAKE_QUOTA_LUA = `
+for i, key in ipairs(KEYS) do
+  local current = tonumber(redis.call('GET', key) or '0')
+  if current >= tonumber(ARGV[2 * i - 1]) then
+    local ttl = redis.call('PTTL', key)
+    if ttl < 0 then ttl = tonumber(ARGV[2 * i]) end
+    return {0, ttl}
+  end
+end
+for i, key in ipairs(KEYS) do
+  if redis.call('INCR', key) == 1 then redis.call('PEXPIRE', key, ARGV[2 * i]) end
+end
+return {1, 0}
+`;
 
 /**
  * Reconnect delay: full jitter over an exponential curve capped at 2 s, so
@@ -109,7 +164,7 @@ export function createRedisStore(url: string, options: RedisStoreOptions = {}): 
     }
   }
 
-  const client = new Redis(
+  const client = connectRedis(
     url,
     redisOptions({
       ...(options.commandTimeoutMs === undefined ? {} : { commandTimeoutMs: options.commandTimeoutMs }),
@@ -118,6 +173,57 @@ export function createRedisStore(url: string, options: RedisStoreOptions = {}): 
   );
   // Without an 'error' listener ioredis prints every connection error to the console.
   client.on('error', report);
+  // One atomic round trip per rate-limit decision (EVALSHA, loaded once per connection).
+  client.defineCommand('sculptorTakeToken', { numberOfKeys: 1, lua: TAKE_TOKEN_LUA });
+  client.defineCommand('sculptorTakeQuota', { lua: TAKE_QUOTA_LUA });
+  const takeTokenCommand = (
+    client as unknown as {
+      sculptorTakeToken(
+        key: string,
+        ratePerMs: string,
+        burst: string,
+        ttlMs: string,
+      ): Promise<[number, number]>;
+    }
+  ).sculptorTakeToken.bind(client);
+  const takeQuotaCommand = (
+    client as unknown as {
+      sculptorTakeQuota(keyCount: number, ...args: string[]): Promise<[number, number]>;
+    }
+  ).sculptorTakeQuota.bind(client);
+
+  /** A script call bounded like a read: past the budget, or failing, the answer is "cannot say". */
+  function bounded<T>(run: () => Promise<T>): Promise<T | undefined> {
+    if (!isReady() || !breaker.allow()) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        counters.timeouts++;
+        breaker.failure();
+        resolve(undefined);
+      }, getBudgetMs);
+      const settle = (value: T | undefined) => {
+        clearTimeout(timer);
+        resolve(value);
+      };
+      try {
+        run().then(
+          (value) => {
+            breaker.success();
+            settle(value);
+          },
+          (err: unknown) => {
+            counters.errors++;
+            breaker.failure();
+            report(err);
+            settle(undefined);
+          },
+        );
+      } catch (err) {
+        report(err);
+        settle(undefined);
+      }
+    });
+  }
 
   const isReady = (): boolean => !closed && client.status === 'ready';
 
@@ -197,6 +303,68 @@ export function createRedisStore(url: string, options: RedisStoreOptions = {}): 
         client.set(prefix + key, value, 'PX', ttl).then(() => breaker.success(), onError);
       } catch (err) {
         onError(err);
+      }
+    },
+
+    claim(key: string, ttlMs: number): Promise<boolean | undefined> {
+      const ttl = storableTtlMs(ttlMs);
+      // Redis unreachable, slow or just failing: no lease can be taken, so the caller goes
+      // ahead itself at once rather than spend a second budget on a degraded Redis.
+      if (ttl === undefined || !isReady() || breaker.failing || !breaker.allow())
+        return Promise.resolve(undefined);
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => resolve(undefined), getBudgetMs);
+        const settle = (held: boolean | undefined) => {
+          clearTimeout(timer);
+          resolve(held);
+        };
+        try {
+          client.set(prefix + key, '1', 'PX', ttl, 'NX').then(
+            (answer) => {
+              breaker.success();
+              settle(answer === 'OK');
+            },
+            (err: unknown) => {
+              breaker.failure();
+              report(err);
+              settle(undefined);
+            },
+          );
+        } catch (err) {
+          report(err);
+          settle(undefined);
+        }
+      });
+    },
+
+    async takeToken(key: string, ratePerS: number, burst: number): Promise<TokenVerdict | undefined> {
+      // A full bucket refills in burst / rate seconds: the key may go after that.
+      const ttlMs = Math.ceil((burst / ratePerS) * 1000) + 1000;
+      const answer = await bounded(() =>
+        takeTokenCommand(prefix + key, String(ratePerS / 1000), String(burst), String(ttlMs)),
+      );
+      if (!answer) return undefined;
+      return answer[0] === 1 ? { ok: true } : { ok: false, retryAfterMs: answer[1] };
+    },
+
+    async takeQuota(key: string, windows: readonly QuotaWindow[]): Promise<TokenVerdict | undefined> {
+      // One hash tag for all the windows' keys: one slot, so one script in Redis Cluster too.
+      const keys = windows.map((w) => `${prefix}{quota:${key}}:${w.windowMs}`);
+      const args = windows.flatMap((w) => [String(w.limit), String(w.windowMs)]);
+      const answer = await bounded(() => takeQuotaCommand(keys.length, ...keys, ...args));
+      if (!answer) return undefined;
+      return answer[0] === 1 ? { ok: true } : { ok: false, retryAfterMs: answer[1] };
+    },
+
+    release(key: string): void {
+      if (!isReady() || !breaker.allow()) return; // the lease then simply expires
+      try {
+        client.del(prefix + key).then(
+          () => breaker.success(),
+          (err: unknown) => report(err),
+        );
+      } catch (err) {
+        report(err);
       }
     },
 

@@ -1,6 +1,6 @@
 import { type CacheKeyInput, cacheKey } from './cache-key.ts';
 import type { CacheStore } from './cache-store.ts';
-import { decodeEnvelope, encodeEnvelope } from './envelope.ts';
+import { decodeEnvelope, encodeEnvelope, envelopeMacKey } from './envelope.ts';
 
 export interface StepCacheOptions {
   /** Server secret: keys caller-scoped entries (HMAC of the credential identity). */
@@ -15,11 +15,19 @@ export interface StepCacheOptions {
   random?: () => number;
   /** Wall clock for `createdAt`. Default Date.now. */
   now?: () => number;
+  /**
+   * Across replicas: how long a cold key's lease is held by the replica loading it
+   * (it is released as soon as the load settles), and how long the others wait for
+   * its answer before loading themselves. Defaults 10 000 and 3 000 ms.
+   */
+  leaseMs?: number;
+  leaseWaitMs?: number;
 }
 
 /**
  * `hit`: read from the store. `miss`: this call ran `load`. `shared`: this call
- * joined a load another call had started (single flight).
+ * joined a load another call had started (single flight), in this process or,
+ * through the store's lease, on another replica.
  */
 export type StepCacheOutcome = 'hit' | 'miss' | 'shared';
 
@@ -53,7 +61,10 @@ export interface StepCacheStats {
   oversize: number;
   /** TTL that is not a positive finite number: served but not stored. */
   invalidTtl: number;
-  /** Stored value that failed to parse or whose envelope names another key: treated as a miss. */
+  /**
+   * Stored value that failed its MAC (forged, altered, written without the secret), failed
+   * to parse or whose envelope names another key: treated as a miss.
+   */
   integrityViolations: number;
   /** Loads running now. */
   inFlight: number;
@@ -61,30 +72,39 @@ export interface StepCacheStats {
 
 interface Flight {
   value: unknown;
-  outcome: 'hit' | 'miss';
+  outcome: 'hit' | 'miss' | 'remote';
 }
 
 const DEFAULT_MAX_VALUE_BYTES = 512 * 1024;
 const DEFAULT_JITTER = 0.1;
 const DEFAULT_MAX_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+const DEFAULT_LEASE_MS = 10_000;
+const DEFAULT_LEASE_WAIT_MS = 3000;
+const LEASE_POLL_MS = 25;
 
 /**
  * The cache in front of step calls: looks a key up in the store, otherwise
  * runs the step once per key however many invocations ask at the same time,
  * and stores the answer when the step says it may.
  *
- * Single flight is per process (E6); across replicas each one loads once.
- * The store never throws, so a cache outage only costs the load it would
- * have saved (E7, E8).
+ * Single flight is per process (E6) and, through a short lease in the store,
+ * across replicas (issue #20): the replica holding a cold key's lease loads it;
+ * the others poll the store for its answer, and load themselves when the lease
+ * is released without one (the load failed or was not cacheable), expires (the
+ * holder died) or the wait passes its bound. The store never throws, so a cache
+ * outage only costs the load it would have saved (E7, E8).
  */
 export class StepCache {
   readonly #store: CacheStore;
   readonly #secret: string;
+  readonly #macKey: Buffer;
   readonly #maxValueBytes: number;
   readonly #jitter: number;
   readonly #maxTtlMs: number;
   readonly #random: () => number;
   readonly #now: () => number;
+  readonly #leaseMs: number;
+  readonly #leaseWaitMs: number;
   readonly #inFlight = new Map<string, Promise<Flight>>();
   readonly #counters = {
     hits: 0,
@@ -106,11 +126,14 @@ export class StepCache {
     if (!(jitter >= 0 && jitter < 1)) throw new RangeError('StepCache: jitter must be in [0, 1)');
     this.#store = store;
     this.#secret = options.secret;
+    this.#macKey = envelopeMacKey(options.secret);
     this.#maxValueBytes = options.maxValueBytes ?? DEFAULT_MAX_VALUE_BYTES;
     this.#jitter = jitter;
     this.#maxTtlMs = options.maxTtlMs ?? DEFAULT_MAX_TTL_MS;
     this.#random = options.random ?? Math.random;
     this.#now = options.now ?? Date.now;
+    this.#leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.#leaseWaitMs = options.leaseWaitMs ?? DEFAULT_LEASE_WAIT_MS;
   }
 
   /** The key for one step call under this cache's secret (see `cacheKey`). */
@@ -149,7 +172,10 @@ export class StepCache {
       if (this.#inFlight.get(key) === flight) this.#inFlight.delete(key);
     };
     flight.then(forget, forget);
-    return flight.then((f) => ({ value: f.value as T, outcome: f.outcome }));
+    return flight.then((f) => ({
+      value: f.value as T,
+      outcome: f.outcome === 'remote' ? 'shared' : f.outcome,
+    }));
   }
 
   stats(): StepCacheStats {
@@ -162,6 +188,20 @@ export class StepCache {
       this.#counters.hits++;
       return { value: cached.value, outcome: 'hit' };
     }
+    const lease = `lease:${key}`;
+    const claimed = await this.#claim(lease);
+    // true: held, though a holder may have finished just before; false: another replica
+    // loads; undefined: the store cannot tell (private to this process, or degraded).
+    const remote =
+      claimed === true
+        ? await this.#readAgain(key, lease)
+        : claimed === false
+          ? await this.#awaitHolder(key, lease)
+          : ({ found: false } as const);
+    if (remote.found) {
+      this.#counters.shared++;
+      return { value: remote.value, outcome: 'remote' };
+    }
     this.#counters.misses++;
     this.#counters.loads++;
     let result: LoadResult<T>;
@@ -169,11 +209,61 @@ export class StepCache {
       result = await load();
     } catch (err) {
       this.#counters.loadFailures++;
+      this.#release(lease);
       throw err;
     }
     if (result.cacheable) this.#write(key, result.ttlMs ?? ttlMs, result.value);
     else this.#counters.uncacheable++;
+    // After the write was handed over: a waiter that finds the lease free reads the value first.
+    this.#release(lease);
     return { value: result.value, outcome: 'miss' };
+  }
+
+  async #claim(lease: string): Promise<boolean | undefined> {
+    try {
+      return await this.#store.claim(lease, this.#leaseMs);
+    } catch {
+      return undefined;
+    }
+  }
+
+  #release(lease: string): void {
+    try {
+      this.#store.release(lease);
+    } catch {
+      // A store that throws breaks its contract; the lease then just expires.
+    }
+  }
+
+  /**
+   * Another replica holds the lease: poll for its answer until it is stored, or the
+   * lease is free again (this call then holds it and loads), or the wait's bound.
+   */
+  async #awaitHolder(
+    key: string,
+    lease: string,
+  ): Promise<{ found: true; value: unknown } | { found: false }> {
+    const until = Date.now() + this.#leaseWaitMs;
+    while (Date.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, LEASE_POLL_MS));
+      const stored = await this.#read(key);
+      if (stored.found) return stored;
+      const claimed = await this.#claim(lease);
+      if (claimed === true) return this.#readAgain(key, lease);
+      if (claimed === undefined) return { found: false };
+    }
+    return { found: false };
+  }
+
+  /**
+   * Just after taking the lease: a holder that finished between our read and our claim
+   * wrote its value before releasing (one connection, in order), so one more read finds it
+   * and spares a second load.
+   */
+  async #readAgain(key: string, lease: string): Promise<{ found: true; value: unknown } | { found: false }> {
+    const stored = await this.#read(key);
+    if (stored.found) this.#release(lease);
+    return stored;
   }
 
   async #read(key: string): Promise<{ found: true; value: unknown } | { found: false }> {
@@ -185,7 +275,7 @@ export class StepCache {
       return { found: false };
     }
     if (raw === undefined) return { found: false };
-    const decoded = decodeEnvelope(raw, key);
+    const decoded = decodeEnvelope(raw, key, this.#macKey);
     if (!decoded.ok) {
       this.#counters.integrityViolations++;
       return { found: false };
@@ -201,7 +291,7 @@ export class StepCache {
     }
     let json: string;
     try {
-      json = encodeEnvelope(key, value, this.#now());
+      json = encodeEnvelope(key, value, this.#now(), this.#macKey);
     } catch {
       this.#counters.unserializable++;
       return;

@@ -1,5 +1,7 @@
 import type { CompiledTool } from '../compile/compile-tool.ts';
-import type { ToolSignature } from '../compile/tool-signature.ts';
+import { type ToolSignature, toolIdFor } from '../compile/tool-signature.ts';
+import { buildGroups, groupIdOf, type ToolGroup } from './tool-groups.ts';
+import { type SearchResult, ToolSearch } from './tool-search.ts';
 
 /** A2T's ToolSignature as served: the version's signature plus the tool's current version. */
 export type ServedSignature = ToolSignature & { currentVersion: number };
@@ -37,8 +39,13 @@ export class Catalog {
    * mark-compacts of the whole (large) heap, 200 ms pauses at 8 connections.
    */
   readonly #json = new Map<CompiledTool, string>();
+  #search: ToolSearch<CatalogTool> | undefined;
+  readonly #groupOf = new Map<CatalogTool, string | null>();
+  readonly #groups: Map<string, ToolGroup<CatalogTool>>;
+  #groupSearch: ToolSearch<ToolGroup<CatalogTool>> | undefined;
 
-  constructor(tools: CompiledTool[]) {
+  /** `root`: the sculpts folder, whose subfolders are the groups (see tool-groups.ts). */
+  constructor(tools: CompiledTool[], { root }: { root?: string } = {}) {
     const groups = Map.groupBy(tools, (t) => t.signature.toolId);
     this.#sorted = [...groups.values()]
       .map((versions) => {
@@ -48,6 +55,56 @@ export class Catalog {
       })
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     this.#byId = new Map(this.#sorted.map((t) => [t.toolId, t]));
+    for (const t of this.#sorted)
+      this.#groupOf.set(t, root === undefined ? null : groupIdOf(root, t.current.file));
+    this.#groups = buildGroups(this.#sorted, (t) => this.#groupOf.get(t) ?? null);
+  }
+
+  /** The tool whose current version has this name. */
+  named(name: string): CatalogTool | undefined {
+    return this.#byId.get(toolIdFor(name));
+  }
+
+  /** The group a tool's folder makes (its current version's), or null for a tool at the root. */
+  groupOf(tool: CatalogTool): string | null {
+    return this.#groupOf.get(tool) ?? null;
+  }
+
+  /** Every group, by id. */
+  groups(): IterableIterator<ToolGroup<CatalogTool>> {
+    return this.#groups.values();
+  }
+
+  group(id: string): ToolGroup<CatalogTool> | undefined {
+    return this.#groups.get(id);
+  }
+
+  /**
+   * Groups matching `query`, most relevant first: those whose own name or id matches, then those
+   * holding the tools the same query finds, in the order of their best tool. Only tools `filter`
+   * allows count, so a group is never found by the words of a tool the caller may not see.
+   */
+  searchGroups(
+    query: string,
+    filter: ToolFilter,
+    keep: (group: ToolGroup<CatalogTool>) => boolean,
+    { offset = 0, limit = Number.POSITIVE_INFINITY }: { offset?: number; limit?: number } = {},
+  ): SearchResult<ToolGroup<CatalogTool>> {
+    this.#groupSearch ??= new ToolSearch([...this.#groups.values()], (g) => ({
+      name: g.name,
+      tags: g.id,
+      description: '',
+      inputs: '',
+    }));
+    const found = new Set(this.#groupSearch.search(query, keep).items);
+    for (const tool of this.search(query, filter).items) {
+      for (let id = this.groupOf(tool); id !== null; id = this.#groups.get(id)!.parentId) {
+        const group = this.#groups.get(id)!;
+        if (!found.has(group) && keep(group)) found.add(group);
+      }
+    }
+    const items = [...found];
+    return { total: items.length, items: items.slice(offset, offset + limit) };
   }
 
   get size(): number {
@@ -82,6 +139,26 @@ export class Catalog {
       if (matchesFilter(t, filter)) matches.push(t);
     }
     return matches;
+  }
+
+  /**
+   * Tools matching the filter, ranked by relevance to `query` (see ToolSearch). The index is
+   * built on the first search of this catalog and kept with it.
+   */
+  search(
+    query: string,
+    filter: ToolFilter = {},
+    page: { offset?: number; limit?: number } = {},
+  ): SearchResult<CatalogTool> {
+    this.#search ??= new ToolSearch(this.#sorted, ({ current: { signature: s } }) => ({
+      name: s.name,
+      description: s.description,
+      inputs: s.input_parameters
+        .map((p) => [p.name, p.description, ...(p['allowed-values'] ?? []).map((v) => v.name)].join(' '))
+        .join(' '),
+      tags: s.tags.join(' '),
+    }));
+    return this.#search.search(query, (t) => matchesFilter(t, filter), page);
   }
 
   signature(tool: CompiledTool): ServedSignature {

@@ -90,7 +90,8 @@ are at /metrics. See the README's settings table.
 With --watch (for designers), the catalog is rebuilt whenever a file below dir
 changes and swapped in atomically; a change that breaks a sculpt is reported
 (file:line:col code message) and the last good catalog keeps being served.
-Output is then human-readable lines instead of JSON logs.`,
+Output is then human-readable lines instead of JSON logs, and the server
+listens on 127.0.0.1 unless HOST is set.`,
     arguments: [SCULPTS_ARG],
     options: [
       {
@@ -366,6 +367,42 @@ Backends are called for real: the tool's effects apply.`,
     },
     examples: ['sculptor invoke describe_pet sculpts --input pet_number=10 --debug'],
     exit: '0 when the tool answered; 1 when it failed (the problem is printed as JSON).',
+  },
+  {
+    name: 'studio',
+    summary: 'Open the Studio: see, run, trace and test the sculpts in dir in a browser.',
+    details: `Serves Sculptor Studio on 127.0.0.1 (port 7070 unless --port): every tool
+with its versions and the folder's errors and warnings (updated on save), each
+tool as A2T and the LLM providers receive it with its size, a form that runs it
+against its recordings (dir/<folder>/recordings) or the live backends, a
+waterfall of its steps (request, status, bytes, cache, timing, result), a
+JSONata playground over the last run, the diff between versions, and "save as
+test", which writes a case into <tool>.test.yaml and the run's exchanges into
+recordings/studio/.`,
+    arguments: [SCULPTS_ARG],
+    options: [
+      {
+        name: 'port',
+        type: 'integer',
+        value: 'N',
+        description: 'Listening port (default 7070; 0: any free one).',
+      },
+      { name: 'host', type: 'string', value: 'H', description: 'Listening address (default 127.0.0.1).' },
+      {
+        name: 'recordings',
+        type: 'string',
+        value: 'DIR',
+        description: "Recordings to run against (default: each tool's folder's recordings).",
+      },
+    ],
+    effects: {
+      ...READS_ONLY,
+      filesystem: { read: true, write: true, delete: false },
+      network: true,
+      idempotent: false,
+      duration: { typical: 'until SIGINT or SIGTERM' },
+    },
+    examples: ['sculptor studio sculpts', 'sculptor studio sculpts/weather --port 0'],
   },
   {
     name: 'replay',

@@ -1,6 +1,7 @@
 import { compileSculpts } from '../compile/compile-sculpts.ts';
 import type { CompiledTool } from '../compile/compile-tool.ts';
 import { checkSculpts } from '../designer/check-sculpts.ts';
+import { didYouMean } from '../designer/did-you-mean.ts';
 import { compileEach } from '../compile/compile-sculpts.ts';
 import { displayPath, type Finding, formatFinding } from '../designer/findings.ts';
 import { initSculpt } from '../designer/init-sculpt.ts';
@@ -126,7 +127,8 @@ export async function diffCommand({ values, positionals }: ParsedArgs): Promise<
     .sort((a, b) => a.signature.version - b.signature.version);
   if (versions.length === 0) {
     for (const e of errors) console.error(formatFinding({ severity: 'error', error: e }));
-    console.error(`There is no tool '${name}' that compiles in ${dir}.`);
+    const names = tools.map((t) => t.signature.name);
+    console.error(`There is no tool '${name}' that compiles in ${dir}.${didYouMean(name, names)}`);
     return 1;
   }
   const numbers = versions.map((t) => t.signature.version);

@@ -3,13 +3,17 @@ import { createMemoryStore } from '../cache/memory-store.ts';
 import { StepCache } from '../cache/step-cache.ts';
 import { compileSculpts } from '../compile/compile-sculpts.ts';
 import type { CompiledTool } from '../compile/compile-tool.ts';
+import type { InputParameter } from '../compile/tool-signature.ts';
 import { readSettings } from '../config/settings.ts';
+import { didYouMean } from '../designer/did-you-mean.ts';
 import { formatFinding } from '../designer/findings.ts';
+import { missingCredentialsHint } from '../engine/attach-credentials.ts';
 import { createEngine, type InvocationReport } from '../engine/invoke-tool.ts';
 import type { StepDebugHook } from '../engine/run-step.ts';
 import { SculptLoadError, toSculptorError } from '../errors/sculptor-error.ts';
 import type { BackendRequest, BackendResponse } from '../http/backend-client.ts';
 import { createBackendClient, redactUrl } from '../http/index.ts';
+import { backendSecrets, Redactor, urlPassword } from '../telemetry/redactor.ts';
 import { type ParsedArgs, UsageError } from './command-table.ts';
 import { sculptsDir } from './designer-commands.ts';
 
@@ -30,7 +34,8 @@ interface StepTrace {
 export async function invokeCommand({ values, positionals }: ParsedArgs): Promise<number> {
   const name = positionals[0]!;
   const dir = sculptsDir(positionals[1]);
-  const inputs = parseInputs((values.input as string[] | undefined) ?? []);
+  const pairs = (values.input as string[] | undefined) ?? [];
+  parseInputs(pairs); // a malformed pair is a usage error before anything loads
   const settings = readSettings(process.env);
 
   let tools: CompiledTool[];
@@ -51,19 +56,35 @@ export async function invokeCommand({ values, positionals }: ParsedArgs): Promis
   if (!tool) {
     console.error(
       versions.length === 0
-        ? `There is no tool '${name}' in ${dir}.`
+        ? `There is no tool '${name}' in ${dir}.${didYouMean(
+            name,
+            tools.map((t) => t.signature.name),
+          )}`
         : `${name} has no version ${String(values.version)} (it has ${versions.map((t) => t.signature.version).join(', ')}).`,
     );
     return 1;
   }
+  const inputs = parseInputs(pairs, tool.signature.input_parameters);
 
+  // Everything printed passes the redactor (issue #13 F5): a backend may echo a credential in
+  // its answer, and the debug view shows answers. It knows the configured secrets and, through
+  // the debug hook, the values the invocation sent (fetched tokens, pass-through values).
+  const redactor = new Redactor();
+  redactor.add([
+    ...tool.steps.flatMap((step) => backendSecrets(step.backend)),
+    ...(settings.secretFromEnv ? [settings.secret] : []),
+    ...urlPassword(settings.redisUrl),
+  ]);
   const traces = new Map<string, StepTrace>();
   const trace = (id: string) => traces.get(id) ?? traces.set(id, {}).get(id)!;
   const debug: StepDebugHook | undefined =
     values.debug === true
       ? {
           request: (id, request) => (trace(id).request = describeRequest(request)),
-          response: (id, response) => (trace(id).response = describeResponse(response)),
+          response: (id, response, sent) => {
+            redactor.add(sent);
+            trace(id).response = describeResponse(response, (text) => redactor.redact(text));
+          },
         }
       : undefined;
   const secret = randomBytes(16).toString('hex');
@@ -80,20 +101,33 @@ export async function invokeCommand({ values, positionals }: ParsedArgs): Promis
   const body = { name, input_parameters: Object.entries(inputs).map(([n, value]) => ({ name: n, value })) };
   try {
     const result = await engine.invoke(tool, body, { onReport: (r) => (report = r) });
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    process.stdout.write(`${redactor.redact(JSON.stringify(result, null, 2))}\n`);
     return 0;
   } catch (err) {
     const error = toSculptorError(err);
-    process.stdout.write(`${JSON.stringify({ status: error.status, ...error.toJSON() }, null, 2)}\n`);
+    process.stdout.write(
+      `${redactor.redact(JSON.stringify({ status: error.status, ...error.toJSON() }, null, 2))}\n`,
+    );
+    // The operator's hint (why, what to set) is for the designer at the terminal, not the wire form.
+    if (error.hint !== undefined)
+      process.stderr.write(`${redactor.redact(`${error.code}: ${error.hint}`)}\n`);
     return 1;
   } finally {
-    if (debug && report) process.stderr.write(`${formatDebug(tool, report, traces)}\n`);
+    if (debug && report) process.stderr.write(`${redactor.redact(formatDebug(tool, report, traces))}\n`);
     await Promise.allSettled([client.close(), store.close()]);
   }
 }
 
-/** `k=v` pairs; v is JSON when it parses (10, true, "10", null), else text. */
-export function parseInputs(pairs: string[]): Record<string, unknown> {
+/**
+ * `k=v` pairs; v is JSON when it parses (10, true, "10", null), else text. An
+ * input the tool declares as a string keeps its text (customer=12345 is the
+ * string "12345", as a shell user means it), unless it is quoted JSON.
+ */
+export function parseInputs(
+  pairs: string[],
+  declared: ReadonlyArray<Pick<InputParameter, 'name' | 'type'>> = [],
+): Record<string, unknown> {
+  const types = new Map(declared.map((p) => [p.name, p.type]));
   const inputs: Record<string, unknown> = {};
   for (const pair of pairs) {
     const eq = pair.indexOf('=');
@@ -106,6 +140,8 @@ export function parseInputs(pairs: string[]): Record<string, unknown> {
     } catch {
       // plain text
     }
+    const type = types.get(key);
+    if ((type === 'string' || type === 'enum') && typeof value !== 'string') value = text;
     inputs[key] = value;
   }
   return inputs;
@@ -120,9 +156,13 @@ function describeRequest(request: BackendRequest): NonNullable<StepTrace['reques
   };
 }
 
-function describeResponse(response: BackendResponse): NonNullable<StepTrace['response']> {
+function describeResponse(
+  response: BackendResponse,
+  redact: (text: string) => string,
+): NonNullable<StepTrace['response']> {
   const text = typeof response.body === 'string' ? response.body : (JSON.stringify(response.body) ?? '');
-  const bytes = Buffer.from(text, 'utf8');
+  // Redacted whole, before the cut: a secret across the 2 KiB boundary must not show its start.
+  const bytes = Buffer.from(redact(text), 'utf8');
   // Cut at a character boundary: the decoder drops a partial character at the end.
   const shown = new TextDecoder('utf-8', { fatal: false })
     .decode(bytes.subarray(0, DEBUG_BODY_BYTES))
@@ -146,7 +186,9 @@ export function formatDebug(
   ];
   for (const step of report.steps) {
     const compiled = tool.steps.find((s) => s.id === step.id);
-    const credentials = (compiled?.backend.auth ?? []).map((a) => `${a.name} (${a.in})`);
+    const backend = compiled?.backend;
+    const credentials = (backend?.auth ?? []).map((a) => `${a.name} (${a.in})`);
+    const unset = backend?.credentialsMissing ?? [];
     lines.push(
       `step ${step.id}: ${step.backend} ${step.operation} — ${step.outcome}${step.errorCode ? ` (${step.errorCode})` : ''}, cache ${step.cache}, ${step.durationMs.toFixed(1)} ms`,
     );
@@ -154,7 +196,12 @@ export function formatDebug(
     if (t?.request) {
       lines.push(`  → ${t.request.method} ${t.request.url}`);
       lines.push(`    headers: ${t.request.headers.join(', ') || 'none'}`);
-      if (credentials.length > 0) lines.push(`    credentials added: ${credentials.join(', ')}`);
+      // The request was built before the credentials: say "added" only when they were.
+      if (unset.length > 0 && backend) {
+        lines.push(`    credentials not added: ${missingCredentialsHint(backend)}`);
+      } else if (credentials.length > 0 && step.errorCode !== 'upstream.credentials_missing') {
+        lines.push(`    credentials added: ${credentials.join(', ')}`);
+      }
       if (t.request.body !== undefined) lines.push(`    body: ${t.request.body} bytes`);
     }
     if (t?.response) {
@@ -169,6 +216,7 @@ export function formatDebug(
     } else if (step.status !== undefined) {
       lines.push(`  ← ${step.status} (from the cache)`);
     }
+    if (step.errorHint !== undefined) lines.push(`  why: ${step.errorHint}`);
   }
   return lines.join('\n');
 }

@@ -29,6 +29,8 @@ const RUN: Record<string, (args: ParsedArgs) => Promise<number>> = {
   diff: diffCommand,
   lock: lockCommand,
   invoke: invokeCommand,
+  // Loaded on demand: the Studio brings its web server and page along, which no other command needs.
+  studio: async (args) => (await import('./studio-command.ts')).studioCommand(args),
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -81,7 +83,9 @@ function usage(spec: CommandSpec | undefined, message: string): number {
 }
 
 async function serveCommand({ values, positionals }: ParsedArgs): Promise<number> {
-  const settings = readSettings(process.env, positionals[0] ? { sculpts: positionals[0] } : {});
+  // A designer's server listens on loopback unless HOST says otherwise; a deployment's on every interface.
+  const env = values.watch === true ? { HOST: '127.0.0.1', ...process.env } : process.env;
+  const settings = readSettings(env, positionals[0] ? { sculpts: positionals[0] } : {});
   // The designer's dev server: reload on change, human-readable output (src/cli/serve-watch.ts).
   if (values.watch === true) process.exit(await serveWatching(settings));
   // Logs, drain on SIGTERM/SIGINT, crash handlers: src/server/run-gateway.ts.

@@ -5,6 +5,7 @@ import type { Settings } from '../config/settings.ts';
 import { reviewTools } from '../designer/check-sculpts.ts';
 import { type Finding, formatFinding } from '../designer/findings.ts';
 import { LOCK_FILE } from '../designer/signature-lock.ts';
+import { backendsMissingCredentials, missingCredentialsHint } from '../engine/attach-credentials.ts';
 import { SculptLoadError } from '../errors/sculptor-error.ts';
 import { type Gateway, startGateway } from '../server/start-gateway.ts';
 
@@ -147,6 +148,11 @@ export async function serveWatching(
       .flatMap((t) => t.versions);
     const review = await reviewTools(tools, dir);
     for (const f of review.findings) print(formatFinding(f));
+    for (const backend of backendsMissingCredentials(tools)) {
+      print(
+        `sculptor: warning: backend '${backend.name}' has no credentials: ${missingCredentialsHint(backend)}`,
+      );
+    }
     print(`sculptor: ${verb} ${gateway.catalog().size} tool(s) from ${dir} (${summarize(review.findings)})`);
   };
   let generation = 0;

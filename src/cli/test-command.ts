@@ -47,6 +47,12 @@ export function formatRun(run: SculptTestRun): string {
       if (!c.passed) lines.push(...caseDetails(c).map((l) => `      ${l}`));
     }
   }
+  if (run.placeholders.length > 0) {
+    lines.push(
+      '',
+      `Test mode: ${run.placeholders.join(', ')} ${run.placeholders.length === 1 ? 'is' : 'are'} unset; the backends were sent a placeholder credential (recordings answer, no real backend is called). Set ${run.placeholders.length === 1 ? 'it' : 'them'} before serving.`,
+    );
+  }
   const t = run.totals;
   lines.push(
     '',

@@ -25,7 +25,8 @@ export async function compileBackends(
       documents.set(spec.openapiFile, pending);
     }
     try {
-      backends.set(spec.name, { ...spec, document: await pending });
+      const document = await pending;
+      backends.set(spec.name, { ...spec, document, oauth: withTokenUrl(spec, document, errors) });
     } catch (err) {
       const message = err instanceof SculptorError ? err.message : String(err);
       errors.push(new SculptorError('load.openapi', message, { at: spec.openapiAt, cause: err }));
@@ -33,4 +34,23 @@ export async function compileBackends(
     }
   }
   return { backends, broken, errors };
+}
+
+/** Client credentials without a tokenUrl take the one the backend's OpenAPI document declares. */
+function withTokenUrl(
+  spec: BackendSpec,
+  document: OpenApiDocument,
+  errors: SculptorError[],
+): BackendSpec['oauth'] {
+  const oauth = spec.oauth;
+  if (!oauth || oauth.tokenUrl || oauth.grant !== 'client_credentials') return oauth;
+  if (document.oauthTokenUrl) return { ...oauth, tokenUrl: document.oauthTokenUrl };
+  errors.push(
+    new SculptorError(
+      'load.schema',
+      `Backend '${spec.name}': its OpenAPI document declares no OAuth client-credentials flow; set oauth.tokenUrl to the provider's token endpoint.`,
+      { at: oauth.at },
+    ),
+  );
+  return oauth;
 }

@@ -2,8 +2,9 @@ import jsonata from 'jsonata';
 import { SculptorError, type SourcePosition } from '../errors/sculptor-error.ts';
 import { processJsonataSettings, sharedExpressionPool } from './expression-pool.ts';
 import { BAIL, compileFastPath } from './fast-path.ts';
-import { jsonataOptions } from './jsonata-options.ts';
-import { hasNestedQuantifier } from './safe-regex.ts';
+import { boundBuiltins } from './bounded-functions.ts';
+import { compileJsonata, evaluateJsonata, jsonataOptions } from './jsonata-options.ts';
+import { linearRegexProblem } from './linear-regex.ts';
 
 export { JSONATA_LIMITS } from './jsonata-options.ts';
 
@@ -38,12 +39,13 @@ export interface CompiledExpression {
   fastPath?: boolean;
   /**
    * `signal`: the invocation's; with worker isolation, the evaluation is killed when it aborts.
-   * In process it is not looked at (jsonata's guardrails bound the evaluation).
+   * `deadlineAt` (epoch ms): in process, the evaluation ends by then at the latest (its
+   * guardrail timeout and budget, `evaluation-budget.ts`, stop it).
    */
   evaluate(
     input: unknown,
     bindings: Record<string, unknown>,
-    options?: { signal?: AbortSignal | undefined },
+    options?: { signal?: AbortSignal | undefined; deadlineAt?: number | undefined },
   ): Promise<unknown>;
   /**
    * The fast path alone, synchronously: jsonata's answer, or `BAIL` when only `evaluate`
@@ -63,9 +65,11 @@ export function compileExpression(
   source: string,
   at: (offset: number) => SourcePosition,
 ): CompiledExpression {
+  const { limits, fastPath } = processJsonataSettings();
   let expression: jsonata.Expression;
   try {
-    expression = jsonata(source, jsonataOptions());
+    // Parsed as written for the checks and the fast path; bounded below if it is evaluated.
+    expression = jsonata(source, jsonataOptions(limits));
   } catch (err) {
     const e = err as { code?: string; message?: string; position?: number };
     throw new SculptorError('compile.jsonata', `JSONata ${e.code ?? 'error'}: ${e.message ?? String(err)}`, {
@@ -81,19 +85,18 @@ export function compileExpression(
         at: at(Math.max(0, (node.position ?? 1) - name.length - 2)),
       });
     }
-    if (node.type === 'regex' && node.value instanceof RegExp && hasNestedQuantifier(node.value.source)) {
-      throw new SculptorError(
-        'compile.unsafe_regex',
-        `The regular expression /${node.value.source}/ nests unbounded quantifiers and can backtrack for minutes.`,
-        { at: at(Math.max(0, (node.position ?? 1) - node.value.source.length - 2)) },
-      );
+    const problem = node.type === 'regex' && node.value instanceof RegExp && linearRegexProblem(node.value);
+    if (problem) {
+      throw new SculptorError('compile.unsafe_regex', problem, {
+        at: at(Math.max(0, (node.position ?? 1) - (node.value as RegExp).source.length - 2)),
+      });
     }
   });
-  const fast = processJsonataSettings().fastPath ? compileFastPath(ast) : undefined;
+  const fast = fastPath ? compileFastPath(ast) : undefined;
   // A fast-path expression keeps a plain copy of its AST and no jsonata instance until it
   // first bails (docs/PERFORMANCE.md, proposal 6): jsonata's AST nodes inherit from the
   // per-parse symbol table, so each instance kept ≈ 16 KB alive (33 MB for 1,000 sculpts).
-  if (!fast) return evaluator(source, ast, undefined, expression);
+  if (!fast) return evaluator(source, ast, undefined, boundBuiltins(expression, limits));
   const plain = plainAst(ast);
   return evaluator(source, plain, compileFastPath(plain), undefined);
 }
@@ -111,8 +114,15 @@ function evaluator(
   compiled: jsonata.Expression | undefined,
 ): CompiledExpression {
   let expression = compiled;
-  let slow: CompiledExpression['evaluate'] = (input, bindings) =>
-    (expression ??= jsonata(source, jsonataOptions())).evaluate(input, bindings);
+  const { limits } = processJsonataSettings();
+  let slow: CompiledExpression['evaluate'] = (input, bindings, options) =>
+    evaluateJsonata(
+      (expression ??= compileJsonata(source, limits)),
+      input,
+      bindings,
+      limits,
+      options?.deadlineAt,
+    );
   if (processJsonataSettings().isolation === 'worker') {
     // Loading the workers now spares the first invocations their start-up.
     sharedExpressionPool().warm();

@@ -1,8 +1,10 @@
+import { isIP } from 'node:net';
 import { SculptLoadError, SculptorError } from '../errors/sculptor-error.ts';
+import { isForbiddenAddress } from '../http/egress-policy.ts';
 import type { OpenApiDocument } from '../openapi/load-openapi.ts';
 import type { BackendSpec } from '../sculpt/load-backends.ts';
 import { loadSculpts } from '../sculpt/load-sculpts.ts';
-import { checkVersions } from './check-versions.ts';
+import { besideFile, checkVersions } from './check-versions.ts';
 import { type CompiledBackend, compileBackends } from './compile-backends.ts';
 import { type CompiledTool, compileTool } from './compile-tool.ts';
 
@@ -75,7 +77,7 @@ function checkTools(tools: CompiledTool[]): SculptorError[] {
         errors.push(
           new SculptorError(
             'compile.duplicate_tool',
-            `${tool.signature.name} version ${tool.signature.version} is also defined in ${first.file}.`,
+            `${tool.signature.name} version ${tool.signature.version} is also defined in ${besideFile(tool.file, first.file)}: give one of them the next version number.`,
             { at: tool.versionAt },
           ),
         );
@@ -87,15 +89,41 @@ function checkTools(tools: CompiledTool[]): SculptorError[] {
   return errors;
 }
 
+/**
+ * The one change that makes an http:// backend load and be reachable. A loopback or
+ * private address needs the egress rule lifted too, so SCULPTOR_ALLOW_HTTP_BACKENDS
+ * alone would only move the failure to the first call (upstream.forbidden_address).
+ */
+function insecureFix(url: string): string {
+  const host = new URL(url).hostname;
+  if (
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    (isIP(host.replace(/^\[|\]$/g, '')) !== 0 && isForbiddenAddress(host))
+  ) {
+    return 'it is a loopback or private address, so mark the backend `allowPrivate: true` in its backends file (allows both http:// and the address), or set SCULPTOR_ALLOW_PRIVATE_EGRESS=true for every backend (local development and tests).';
+  }
+  return 'use https, mark the backend `allowPrivate: true` if it is internal, or set SCULPTOR_ALLOW_HTTP_BACKENDS=true (an address on a private network also needs allowPrivate or SCULPTOR_ALLOW_PRIVATE_EGRESS=true).';
+}
+
 /** RELIABILITY B1: plain-HTTP backends, unless internal (`allowPrivate`). */
 function insecureBackends(specs: BackendSpec[]): SculptorError[] {
   const errors: SculptorError[] = [];
   for (const spec of specs) {
+    if (!spec.allowPrivate && spec.oauth?.tokenUrl && /^http:\/\//i.test(spec.oauth.tokenUrl)) {
+      errors.push(
+        new SculptorError(
+          'load.insecure_url',
+          `Backend '${spec.name}' fetches tokens over plain HTTP (${spec.oauth.tokenUrl}): ${insecureFix(spec.oauth.tokenUrl)}`,
+          { at: spec.oauth.at },
+        ),
+      );
+    }
     if (!spec.allowPrivate && /^http:\/\//i.test(spec.baseUrl)) {
       errors.push(
         new SculptorError(
           'load.insecure_url',
-          `Backend '${spec.name}' is reached over plain HTTP (${spec.baseUrl}): use https, mark it allowPrivate if it is internal, or set SCULPTOR_ALLOW_HTTP_BACKENDS=true.`,
+          `Backend '${spec.name}' is reached over plain HTTP (${spec.baseUrl}): ${insecureFix(spec.baseUrl)}`,
           { at: spec.baseUrlAt },
         ),
       );

@@ -36,7 +36,7 @@ export interface WorkerJob {
 export type WorkerReply =
   | { ready: true }
   | { ok: true; value: unknown; nullProtos: object[] }
-  | { ok: false; code?: string; position?: number };
+  | { ok: false; code?: string; position?: number; message?: string };
 
 export interface ExpressionPoolOptions {
   /** Workers (RELIABILITY G6 default: 2). */
@@ -205,7 +205,7 @@ export function createExpressionPool(options: Partial<ExpressionPoolOptions> = {
       job.reject({
         ...(reply.code !== undefined ? { code: reply.code } : {}),
         ...(reply.position !== undefined ? { position: reply.position } : {}),
-        message: `JSONata ${reply.code ?? 'error'} (evaluated in a worker)`,
+        message: reply.message ?? `JSONata ${reply.code ?? 'error'} (evaluated in a worker)`,
       });
     }
     next();
@@ -317,6 +317,8 @@ export interface JsonataSettings {
   isolation: 'off' | 'worker';
   /** `SCULPTOR_JSONATA_WORKERS`, `…_WORKER_HEAP_MB`, `…_WORKER_TIMEOUT_MS`. */
   pool: ExpressionPoolOptions;
+  /** The guardrails and bounds of every evaluation, in process and in the pool (`…_MAX_STRING`, `…_MAX_WORK`). */
+  limits: JsonataLimits;
 }
 
 function isolationOf(env: Env, problems: string[]): JsonataSettings['isolation'] {
@@ -335,8 +337,8 @@ function fastPathOf(env: Env, problems: string[]): boolean {
   return true;
 }
 
-function poolOf(env: Env, problems: string[]): ExpressionPoolOptions {
-  const int = (name: string, fallback: number, min: number, max: number): number => {
+function intOf(env: Env, problems: string[]) {
+  return (name: string, fallback: number, min: number, max: number): number => {
     const text = env[name];
     if (text === undefined || text === '') return fallback;
     const value = Number(text);
@@ -344,8 +346,29 @@ function poolOf(env: Env, problems: string[]): ExpressionPoolOptions {
     problems.push(`${name} must be a whole number from ${min} to ${max} (got '${text}').`);
     return fallback;
   };
+}
+
+/**
+ * The bounds of the built-ins (issue #13): the longest string one may make, and the characters
+ * and items all of one evaluation's may handle. The work may not be less than one string.
+ */
+function limitsOf(env: Env, problems: string[]): JsonataLimits {
+  const int = intOf(env, problems);
+  const maxString = int('SCULPTOR_JSONATA_MAX_STRING', JSONATA_LIMITS.maxString, 1024, 256 * 1024 * 1024);
+  const maxWork = int(
+    'SCULPTOR_JSONATA_MAX_WORK',
+    Math.max(JSONATA_LIMITS.maxWork, maxString),
+    maxString,
+    2 ** 31,
+  );
+  return { ...JSONATA_LIMITS, maxString, maxWork };
+}
+
+function poolOf(env: Env, problems: string[], limits: JsonataLimits): ExpressionPoolOptions {
+  const int = intOf(env, problems);
   return {
     ...POOL_DEFAULTS,
+    limits,
     size: int('SCULPTOR_JSONATA_WORKERS', POOL_DEFAULTS.size, 1, 64),
     heapMb: int('SCULPTOR_JSONATA_WORKER_HEAP_MB', POOL_DEFAULTS.heapMb, 16, 16_384),
     capMs: int('SCULPTOR_JSONATA_WORKER_TIMEOUT_MS', POOL_DEFAULTS.capMs, 10, 600_000),
@@ -366,15 +389,17 @@ export function jsonataIsolation(env: Env): 'off' | 'worker' {
 /** The shared pool's size, heap and cap from the environment; throws naming each bad variable. */
 export function poolOptionsFromEnv(env: Env): ExpressionPoolOptions {
   const problems: string[] = [];
-  return orThrow(poolOf(env, problems), problems);
+  return orThrow(poolOf(env, problems, limitsOf(env, problems)), problems);
 }
 
 function readJsonataSettings(env: Env): { settings: JsonataSettings; problems: string[] } {
   const problems: string[] = [];
+  const limits = limitsOf(env, problems);
   const settings = {
     isolation: isolationOf(env, problems),
     fastPath: fastPathOf(env, problems),
-    pool: poolOf(env, problems),
+    pool: poolOf(env, problems, limits),
+    limits,
   };
   return { settings, problems };
 }

@@ -6,12 +6,13 @@
  * message or value, which may quote data (G9).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import jsonata from 'jsonata';
-import { type JsonataLimits, jsonataOptions } from './jsonata-options.ts';
+import type jsonata from 'jsonata';
+import { compileJsonata, evaluateJsonata, type JsonataLimits } from './jsonata-options.ts';
+import { isLimitError } from './evaluation-budget.ts';
 import type { WorkerJob, WorkerReply } from './expression-pool.ts';
 
 const port = parentPort!;
-const options = jsonataOptions((workerData as { limits: JsonataLimits }).limits);
+const limits = (workerData as { limits: JsonataLimits }).limits;
 
 /** Compiled expressions by source; sculpts bound their number, reloads could grow it, hence the cap. */
 const compiled = new Map<string, jsonata.Expression>();
@@ -21,7 +22,7 @@ function compile(source: string): jsonata.Expression {
   let expression = compiled.get(source);
   if (!expression) {
     if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value!);
-    expression = jsonata(source, options);
+    expression = compileJsonata(source, limits);
     compiled.set(source, expression);
   }
   return expression;
@@ -69,13 +70,16 @@ function transferable(value: unknown, nullProtos: object[], seen: Map<object, un
 async function run(job: WorkerJob): Promise<WorkerReply> {
   let value: unknown;
   try {
-    value = await compile(job.source).evaluate(job.input, job.bindings);
+    // Its budget is the same as in process; the pool kills it at the invocation's deadline.
+    value = await evaluateJsonata(compile(job.source), job.input, job.bindings, limits);
   } catch (err) {
     const { code, position } = (err ?? {}) as { code?: unknown; position?: unknown };
     return {
       ok: false,
       ...(typeof code === 'string' ? { code } : {}),
       ...(typeof position === 'number' ? { position } : {}),
+      // Sculptor's limit messages name the limit and quote no data.
+      ...(isLimitError(err) ? { message: err.message } : {}),
     };
   }
   try {

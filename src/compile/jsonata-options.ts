@@ -1,22 +1,53 @@
+import jsonata from 'jsonata';
+import { boundBuiltins } from './bounded-functions.ts';
+import { Budget, currentBudget, type JsonataLimits, withBudget } from './evaluation-budget.ts';
 import { BoundedRegExp } from './safe-regex.ts';
 
-/**
- * Guardrails on every evaluation (RELIABILITY G2): a runaway expression
- * otherwise starves the event loop, and no timer can stop it (finding M1).
- */
-export const JSONATA_LIMITS = { timeout: 250, stack: 200, sequence: 10_000 } as const;
+export type { JsonataLimits } from './evaluation-budget.ts';
 
-/** jsonata's guardrails; a field left out is off (only a test ever leaves one out). */
-export interface JsonataLimits {
-  timeout?: number;
-  stack?: number;
-  sequence?: number;
-}
+/**
+ * Guardrails on every evaluation (RELIABILITY G2): a runaway expression otherwise starves the
+ * event loop, and no timer can stop it (finding M1). `maxString` and `maxWork` bound what the
+ * built-ins make and handle (issue #13; `SCULPTOR_JSONATA_MAX_STRING`, `…_MAX_WORK`): 5 Mi
+ * characters is the largest string a backend answer (≤ 5 MiB) can hold.
+ */
+export const JSONATA_LIMITS = {
+  timeout: 250,
+  stack: 200,
+  sequence: 10_000,
+  maxString: 5 * 1024 * 1024,
+  maxWork: 32 * 1024 * 1024,
+} as const;
 
 /**
  * The options every expression is compiled with, in process and in the worker pool
- * (`expression-worker.ts`), so both evaluate alike.
+ * (`expression-worker.ts`), so both evaluate alike. jsonata reads `timeout` at every guardrail
+ * check: it is the running evaluation's, which ends at the invocation's deadline if that comes
+ * before the guardrail's 250 ms.
  */
 export function jsonataOptions(limits: JsonataLimits = JSONATA_LIMITS) {
-  return { ...limits, RegexEngine: BoundedRegExp as unknown as RegExpConstructor };
+  return {
+    stack: limits.stack,
+    sequence: limits.sequence,
+    get timeout() {
+      return currentBudget()?.timeout ?? limits.timeout;
+    },
+    RegexEngine: BoundedRegExp as unknown as RegExpConstructor,
+  };
+}
+
+/** An expression compiled with those options and the bounded built-ins (`bounded-functions.ts`). */
+export function compileJsonata(source: string, limits: JsonataLimits = JSONATA_LIMITS): jsonata.Expression {
+  return boundBuiltins(jsonata(source, jsonataOptions(limits)), limits);
+}
+
+/** One evaluation with a budget of its own, ending by `deadlineAt` (epoch ms) at the latest. */
+export function evaluateJsonata(
+  expression: jsonata.Expression,
+  input: unknown,
+  bindings: Record<string, unknown> | undefined,
+  limits: JsonataLimits = JSONATA_LIMITS,
+  deadlineAt?: number,
+): Promise<unknown> {
+  return withBudget(new Budget(limits, deadlineAt), () => expression.evaluate(input, bindings));
 }

@@ -1,60 +1,37 @@
-/**
- * Regular expressions in sculpt expressions (RELIABILITY G3). JSONata's
- * guardrail timeout cannot interrupt a backtracking regex (finding M2: 9.5 s
- * for `/^(a+)+$/`), so the dangerous shape is refused at load and the input a
- * regex may scan is capped at run time.
- */
-
-export const MAX_REGEX_INPUT = 4096;
+import { currentBudget } from './evaluation-budget.ts';
+import { LinearRegExp } from './linear-regex.ts';
 
 /**
- * True when an unbounded quantifier applies to a group that itself contains an
- * unbounded quantifier — `(a+)+`, `(a*)*`, `(\w+\s?)*`, `(?:x+){2,}` — the
- * "star height above one" that makes backtracking exponential. Alternations of
- * overlapping branches (`(a|aa)+`) are not detected; the input cap bounds them.
+ * Regular expressions in sculpt expressions (RELIABILITY G3) run on RE2 (`linear-regex.ts`):
+ * linear in the text, but a search can still cost up to (characters scanned) × (the pattern's
+ * program size) steps, ≈ 40–100 ns each in re2js — `/^(\w+\s?){1,50}$/` (353 instructions) on
+ * 50,000 characters took 1.6 s in one call, with nothing to stop it. So one search may take at
+ * most MAX_REGEX_STEPS steps: ≈ 100 ms at most on a loaded machine; a 3-instruction `/\s/`
+ * still scans 350,000 characters, that pattern about 3,000.
  */
-export function hasNestedQuantifier(source: string): boolean {
-  const groups: boolean[] = []; // per open group: contains an unbounded quantifier
-  let inClass = false;
-  for (let i = 0; i < source.length; i++) {
-    const ch = source[i]!;
-    if (ch === '\\') {
-      i++;
-      continue;
-    }
-    if (inClass) {
-      if (ch === ']') inClass = false;
-      continue;
-    }
-    if (ch === '[') inClass = true;
-    else if (ch === '(') groups.push(false);
-    else if (ch === ')') {
-      const inner = groups.pop() ?? false;
-      const quantified = unboundedQuantifierAt(source, i + 1);
-      if (inner && quantified) return true;
-      if ((inner || quantified) && groups.length > 0) groups[groups.length - 1] = true;
-    } else if (unboundedQuantifierAt(source, i) && groups.length > 0) {
-      groups[groups.length - 1] = true;
-    }
-  }
-  return false;
-}
+export const MAX_REGEX_STEPS = 1024 * 1024;
 
-function unboundedQuantifierAt(source: string, i: number): boolean {
-  const ch = source[i];
-  if (ch === '+' || ch === '*') return true;
-  return ch === '{' && /^\{\d*,\}/.test(source.slice(i));
-}
+/** What one match costs next to one character scanned (jsonata builds an object per match). */
+const MATCH = 64;
 
 /**
- * JSONata's RegexEngine: a RegExp that refuses to scan more than
- * MAX_REGEX_INPUT characters, with the error shape JSONata code uses.
+ * JSONata's RegexEngine: RE2, each search refused past MAX_REGEX_STEPS before it runs, and
+ * charged to the evaluation's budget (`evaluation-budget.ts`) after, which also stops a
+ * `$replace` or `$match` looping over many matches at the evaluation's end time.
  */
-export class BoundedRegExp extends RegExp {
+export class BoundedRegExp extends LinearRegExp {
   override exec(text: string): RegExpExecArray | null {
-    if (text.length > MAX_REGEX_INPUT) {
-      throw { code: 'D3137', message: `Regular expressions may scan at most ${MAX_REGEX_INPUT} characters.` };
+    const from = this.lastIndex;
+    if ((text.length - from) * this.programSize > MAX_REGEX_STEPS) {
+      throw {
+        code: 'D9004',
+        message: `A regular expression would take more than ${MAX_REGEX_STEPS} steps (characters scanned × the pattern's size); search a shorter text or use a simpler pattern.`,
+      };
     }
-    return super.exec(text);
+    const match = super.exec(text);
+    // What RE2 scanned: up to the match's end, or to the end of the text.
+    const scanned = (match ? this.lastIndex : text.length) - from;
+    currentBudget()?.charge('a regular expression', Math.max(0, scanned) + MATCH);
+    return match;
   }
 }

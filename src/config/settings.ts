@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { parseRedisUrl } from '../cache/redis-connection.ts';
 import { jsonataSettingsProblems } from '../compile/expression-pool.ts';
+import { openApiLimitProblems } from '../openapi/openapi-limits.ts';
 
 /**
  * Every setting comes from the environment (12-factor), is validated once at
@@ -74,8 +76,13 @@ export function readSettings(env: Env = process.env, overrides: Partial<Settings
     problems.push(`SCULPTOR_PREFIX must be empty or like /a2t (got '${prefix}').`);
   }
   const redisUrl = env.REDIS_URL || undefined;
-  if (redisUrl && !/^rediss?:\/\//.test(redisUrl))
-    problems.push('REDIS_URL must start with redis:// or rediss://.');
+  if (redisUrl) {
+    try {
+      parseRedisUrl(redisUrl);
+    } catch (err) {
+      problems.push((err as Error).message);
+    }
+  }
   const secret = env.SCULPTOR_SECRET;
   if (secret !== undefined && secret !== '' && secret.length < 16) {
     problems.push('SCULPTOR_SECRET must be at least 16 characters.');
@@ -111,18 +118,19 @@ export function readSettings(env: Env = process.env, overrides: Partial<Settings
       `SCULPTOR_HEADERS_TIMEOUT_MS (${settings.headersTimeoutMs}) must not exceed SCULPTOR_REQUEST_TIMEOUT_MS (${settings.requestTimeoutMs}).`,
     );
   }
-  problems.push(...telemetryProblems(env), ...jsonataSettingsProblems(env));
+  problems.push(...telemetryProblems(env), ...jsonataSettingsProblems(env), ...openApiLimitProblems(env));
   if (problems.length > 0) throw new SettingsError(`Invalid settings:\n  ${problems.join('\n  ')}`);
   return settings;
 }
 
 /**
- * The SCULPTOR_JSONATA_* switches alone, for commands that compile sculpts without serving
- * them (check, test, lock, …): they are read by the compiler at first use, so they are checked
- * here first, to be reported like every other setting. Throws SettingsError naming each bad one.
+ * The SCULPTOR_JSONATA_* switches and the SCULPTOR_OPENAPI_* limits alone, for commands that
+ * compile sculpts without serving them (check, test, lock, init…): they are read by the
+ * compiler and the OpenAPI loader at first use, so they are checked here first, to be reported
+ * like every other setting. Throws SettingsError naming each bad one.
  */
 export function checkJsonataSettings(env: Env = process.env): void {
-  const problems = jsonataSettingsProblems(env);
+  const problems = [...jsonataSettingsProblems(env), ...openApiLimitProblems(env)];
   if (problems.length > 0) throw new SettingsError(`Invalid settings:\n  ${problems.join('\n  ')}`);
 }
 

@@ -22,6 +22,8 @@ export interface InitOptions {
   name?: string;
   /** Overwrite an existing sculpt or test file of the same name. */
   force?: boolean;
+  /** `openapi` already loaded, for a caller scaffolding many of its operations (the corpus test). */
+  loaded?: { document: OpenApiDocument; extras: OpenApiExtras };
 }
 
 export interface InitResult {
@@ -50,9 +52,9 @@ function posix(relative: string): string {
 export async function initSculpt(options: InitOptions): Promise<InitResult> {
   const out = path.resolve(options.out);
   const openapiFile = path.resolve(options.openapi);
-  const document = await loadOpenApi(openapiFile);
+  const document = options.loaded?.document ?? (await loadOpenApi(openapiFile));
   const operation = findOperation(document, options.operation);
-  const extras = await readOpenApiExtras(openapiFile);
+  const extras = options.loaded?.extras ?? (await readOpenApiExtras(openapiFile));
 
   await mkdir(out, { recursive: true });
   const backendsFile = path.join(out, BACKENDS_FILE);

@@ -1,7 +1,8 @@
 import type { CompiledBackend } from '../compile/compile-backends.ts';
 import { SculptorError } from '../errors/sculptor-error.ts';
 import type { BackendRequest } from '../http/backend-client.ts';
-import type { BackendAuth } from '../sculpt/load-backends.ts';
+import type { TokenRequest } from '../oauth/request-token.ts';
+import type { BackendAuth, OAuthClient } from '../sculpt/load-backends.ts';
 
 /**
  * Who an invocation is for, as the engine needs it. The face builds it from the
@@ -13,9 +14,23 @@ export interface InvocationCaller {
   /** Bound as `$caller` in params, body and when expressions (RELIABILITY D2). */
   context: Readonly<Record<string, unknown>>;
   /** This tenant's credentials for `per-tenant` backends, by backend name (D1). */
-  credentials: ReadonlyMap<string, { auth: BackendAuth[]; credentialId: string }>;
+  credentials: ReadonlyMap<string, { auth: BackendAuth[]; credentialId: string; oauthClient?: OAuthClient }>;
   /** A per-user credential the request carried for a pass-through, by lower-cased header name (D6). */
   presented(header: string): string | undefined;
+  /**
+   * The user behind an identity-provider token, for on-behalf-of token exchange: the
+   * token is exchanged at the provider, never sent to a backend.
+   */
+  identity?: CallerIdentity;
+}
+
+/** The user behind a validated identity-provider token. */
+export interface CallerIdentity {
+  issuer: string;
+  subject: string;
+  token: string;
+  /** The provider's token endpoint (discovery), where a backend's exchange names none. */
+  tokenEndpoint(): Promise<string>;
 }
 
 /** The caller of a gateway without a callers file, of the CLI and of sculpt tests. */
@@ -33,6 +48,8 @@ export interface StepCredentials {
   auth: BackendAuth[];
   /** Identifies tenant and credentials for caller-scoped cache keys; HMAC'd there, never stored. */
   credentialId: string;
+  /** The access token to fetch and send as `Authorization: Bearer` (an `oauth` backend). */
+  token?: () => Promise<TokenRequest>;
 }
 
 /**
@@ -44,23 +61,35 @@ export interface StepCredentials {
 export function credentialsFor(backend: CompiledBackend, caller: InvocationCaller): StepCredentials {
   let auth = backend.auth;
   let id = backend.credentialId;
+  let oauth = backend.oauth;
   if (backend.tenancy === 'per-tenant') {
     const own = caller.credentials.get(backend.name);
-    if (!own) {
+    if (!own || (oauth && !own.oauthClient)) {
       throw new SculptorError(
         'upstream.credentials_missing',
         `The gateway has no credentials of this tenant for backend '${backend.name}'.`,
+        {
+          hint: `give the tenant '${caller.tenant}' credentials for backend '${backend.name}' in the callers file (SCULPTOR_CALLERS)`,
+        },
       );
     }
     auth = own.auth;
     id = own.credentialId;
+    // The tenant's own OAuth client fetches its tokens (issue #21).
+    if (oauth && own.oauthClient) oauth = { ...oauth, client: own.oauthClient };
   } else if (backend.credentialsMissing.length > 0) {
     throw new SculptorError(
       'upstream.credentials_missing',
       `The gateway has no credentials configured for backend '${backend.name}'.`,
+      { hint: missingCredentialsHint(backend) },
     );
   }
-  if (backend.passThrough.length === 0) return { auth, credentialId: `${caller.tenant}\u0000${id}` };
+  const token = oauth ? tokenFor(backend, oauth, caller) : undefined;
+  // An exchanged token is the user's: caller-scoped cache entries are kept per user (issue #21).
+  if (token?.user) id = `${id}\u0000${token.user}`;
+  if (backend.passThrough.length === 0) {
+    return { auth, credentialId: `${caller.tenant}\u0000${id}`, ...(token ? { token: token.request } : {}) };
+  }
 
   const values: string[] = [];
   const passed = backend.passThrough.map((p) => {
@@ -83,6 +112,76 @@ export function credentialsFor(backend: CompiledBackend, caller: InvocationCalle
   return {
     auth: [...auth, ...passed],
     credentialId: JSON.stringify([caller.tenant, id, ...values]),
+    ...(token ? { token: token.request } : {}),
+  };
+}
+
+/** What a designer or operator does about a backend's unset credential variables. */
+export function missingCredentialsHint(
+  backend: Pick<CompiledBackend, 'name' | 'credentialsMissing'>,
+): string {
+  const vars = backend.credentialsMissing;
+  return `set ${vars.join(', ')} in the gateway's environment: backend '${backend.name}' reads ${vars.length === 1 ? 'it' : 'them'} for its credentials (\`sculptor test\` sends placeholders instead)`;
+}
+
+/** The backends of these tools whose credential variables are unset, each once (warned about at start). */
+export function backendsMissingCredentials(
+  tools: ReadonlyArray<{ steps: ReadonlyArray<{ backend: CompiledBackend }> }>,
+): CompiledBackend[] {
+  const byName = new Map<string, CompiledBackend>();
+  for (const tool of tools) {
+    for (const { backend } of tool.steps) {
+      if (backend.credentialsMissing.length > 0) byName.set(backend.name, backend);
+    }
+  }
+  return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
+}
+
+/**
+ * What to ask the token endpoint for: the gateway's own token (client credentials), or
+ * the calling user's token exchanged for this backend (RFC 8693) — which needs a caller
+ * that came with an identity-provider token; a static token names no user.
+ */
+function tokenFor(
+  backend: CompiledBackend,
+  oauth: NonNullable<CompiledBackend['oauth']>,
+  caller: InvocationCaller,
+): { request: () => Promise<TokenRequest>; user?: string } {
+  const client = oauth.client;
+  if (!client) {
+    throw new SculptorError(
+      'upstream.credentials_missing',
+      `The gateway has no OAuth client of this tenant for backend '${backend.name}'.`,
+    );
+  }
+  const base = {
+    grant: oauth.grant,
+    clientId: client.clientId,
+    auth: client.auth,
+    scopes: oauth.scopes,
+    resource: oauth.resource,
+    allowHttp: backend.allowPrivate,
+    backend: backend.name,
+  };
+  if (oauth.grant === 'client_credentials') {
+    const request: TokenRequest = { ...base, tokenUrl: oauth.tokenUrl ?? '' };
+    return { request: () => Promise.resolve(request) };
+  }
+  const identity = caller.identity;
+  if (!identity) {
+    throw new SculptorError(
+      'auth.identity_required',
+      `Backend '${backend.name}' acts for the signed-in user: call with an access token from the identity provider, not a static token.`,
+    );
+  }
+  const user = JSON.stringify([identity.issuer, identity.subject]);
+  return {
+    user,
+    request: async () => ({
+      ...base,
+      tokenUrl: oauth.tokenUrl ?? (await identity.tokenEndpoint()),
+      subject: { token: identity.token, key: user },
+    }),
   };
 }
 

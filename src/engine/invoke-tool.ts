@@ -1,11 +1,14 @@
 import type { StepCache } from '../cache/step-cache.ts';
+import { isLimitError } from '../compile/evaluation-budget.ts';
 import { BAIL } from '../compile/compile-expression.ts';
 import type { CompiledStep, CompiledTool } from '../compile/compile-tool.ts';
 import { SculptorError, toSculptorError } from '../errors/sculptor-error.ts';
 import type { CallBudget } from '../http/resilient-sender.ts';
+import { createTokenSource, type TokenSource } from '../oauth/token-source.ts';
 import { backendUrlTemplate, type StepDescription, traceStep } from '../telemetry/tracing.ts';
 import { DEFAULT_CALLER, type InvocationCaller } from './attach-credentials.ts';
 import { checkOutput, type OutputValue } from './check-output.ts';
+import { refuseEchoedSecrets } from './echoed-secrets.ts';
 import {
   type BackendSender,
   runStep,
@@ -27,6 +30,8 @@ export interface EngineOptions {
   debug?: StepDebugHook;
   /** Backend calls per invocation, retries included (RELIABILITY C9). Default MAX_BACKEND_CALLS. */
   maxBackendCalls?: number;
+  /** OAuth tokens for backends; default: kept in this process only. */
+  tokens?: TokenSource;
 }
 
 /** The default work budget: 8 steps may each retry, but 20 calls in all (RELIABILITY C9). */
@@ -62,6 +67,7 @@ export interface Engine {
  * It knows nothing of HTTP faces, so a CLI or a test runner can drive it too.
  */
 export function createEngine(options: EngineOptions): Engine {
+  const tokens = options.tokens ?? createTokenSource({ secret: options.cacheSecret });
   return {
     async invoke(tool, body, { signal, onReport, caller = DEFAULT_CALLER } = {}) {
       const started = performance.now();
@@ -80,8 +86,16 @@ export function createEngine(options: EngineOptions): Engine {
       // profile showed on every request.
       const abort = new AbortController();
       let deadlineHit = false;
+      let callerLeft = false;
       let timer: NodeJS.Timeout | undefined;
-      const callerGone = () => abort.abort(signal?.reason);
+      const callerGone = () => {
+        callerLeft = true;
+        abort.abort(signal?.reason);
+      };
+      // Whoever ended the invocation says why: the deadline, or the caller (issue #13: a caller
+      // hanging up was counted as upstream.timeout), whose signal may carry its own error (a drain).
+      const stopped = (err: unknown): unknown =>
+        deadlineHit ? deadlineError(tool) : callerLeft ? cancelledError(signal?.reason) : err;
       try {
         const inputs = validateInvocation(tool, body);
         timer = setTimeout(() => {
@@ -100,9 +114,13 @@ export function createEngine(options: EngineOptions): Engine {
           calls: callBudget(options.maxBackendCalls ?? MAX_BACKEND_CALLS),
           cache: options.cache,
           cacheSecret: options.cacheSecret,
+          tokens,
           allowPrivate: options.allowPrivateEgress ?? false,
           ...(options.debug ? { debug: options.debug } : {}),
+          secrets: new Map(),
         };
+        // An in-process evaluation stopped at the deadline ends before the timer can fire.
+        const pastDeadline = () => (deadlineHit ||= Date.now() >= ctx.deadlineAt);
         const running = new Map<string, Promise<unknown>>();
         for (const step of tool.steps) {
           const report: StepReport = {
@@ -120,7 +138,9 @@ export function createEngine(options: EngineOptions): Engine {
               try {
                 ctx.steps[step.id] = await runStep(step, ctx, report);
               } catch (err) {
-                report.errorCode = toSculptorError(err).code;
+                const error = toSculptorError(err);
+                report.errorCode = error.code;
+                if (error.hint !== undefined) report.errorHint = error.hint;
                 if (report.outcome === 'not_run') report.outcome = 'error';
                 throw err;
               } finally {
@@ -136,22 +156,34 @@ export function createEngine(options: EngineOptions): Engine {
           await Promise.all(running.values());
         } catch (err) {
           await Promise.allSettled(running.values());
-          throw deadlineHit ? deadlineError(tool) : err;
+          pastDeadline();
+          throw stopped(err);
         }
         const outputBindings = { inputs, steps: ctx.steps };
         let projected = tool.output.evaluateSync(inputs, outputBindings);
         try {
           if (projected === BAIL)
-            projected = await tool.output.evaluate(inputs, outputBindings, { signal: abort.signal });
+            projected = await tool.output.evaluate(inputs, outputBindings, {
+              signal: abort.signal,
+              deadlineAt: ctx.deadlineAt,
+            });
         } catch (err) {
-          // A worker evaluation killed at the deadline (G6) is the deadline's doing, not the sculpt's.
-          if (deadlineHit) throw deadlineError(tool);
+          // A worker evaluation killed at the deadline (G6), or one whose jsonata timeout was cut
+          // short to the deadline, is the deadline's doing, not the sculpt's.
+          if (pastDeadline() || callerLeft) throw stopped(err);
           const code = (err as { code?: string }).code ?? 'error';
-          throw new SculptorError('projection.failed', `The output projection failed (JSONata ${code}).`, {
-            cause: err,
-          });
+          const limit = isLimitError(err) ? ` ${err.message}` : '';
+          throw new SculptorError(
+            'projection.failed',
+            `The output projection failed (JSONata ${code}).${limit}`,
+            {
+              cause: err,
+            },
+          );
         }
-        const result = { output_parameters: checkOutput(tool, projected) };
+        const outputs = checkOutput(tool, projected);
+        refuseEchoedSecrets(outputs, ctx.secrets);
+        const result = { output_parameters: outputs };
         finish('ok');
         return result;
       } catch (err) {
@@ -191,6 +223,13 @@ function describeOnce(step: CompiledStep): StepDescription {
     ...(step.operation.operationId ? { operationId: step.operation.operationId } : {}),
     urlTemplate: backendUrlTemplate(step.backend.baseUrl, step.operation.path),
   };
+}
+
+function cancelledError(reason: unknown): SculptorError {
+  if (reason instanceof SculptorError) return reason;
+  return new SculptorError('request.cancelled', 'The caller closed the request before the answer.', {
+    cause: reason,
+  });
 }
 
 function deadlineError(tool: CompiledTool): SculptorError {

@@ -1,12 +1,20 @@
 import { cacheKey } from '../cache/cache-key.ts';
 import type { StepCache } from '../cache/step-cache.ts';
+import { isLimitError } from '../compile/evaluation-budget.ts';
 import { BAIL, type CompiledExpression } from '../compile/compile-expression.ts';
 import type { CompiledStep } from '../compile/compile-tool.ts';
 import { SculptorError } from '../errors/sculptor-error.ts';
 import type { BackendRequest, BackendResponse } from '../http/backend-client.ts';
 import type { CallBudget, ResilientSendOptions } from '../http/resilient-sender.ts';
+import type { TokenSource } from '../oauth/token-source.ts';
 import { buildRequest } from '../openapi/build-request.ts';
-import { credentialsFor, type InvocationCaller, withCredentials } from './attach-credentials.ts';
+import {
+  credentialsFor,
+  type InvocationCaller,
+  type StepCredentials,
+  withCredentials,
+} from './attach-credentials.ts';
+import { type EchoWatch, watchSecrets } from './echoed-secrets.ts';
 import type { ToolInputs } from './validate-invocation.ts';
 
 /** What the engine needs from an HTTP client (the real one is src/http). */
@@ -28,9 +36,13 @@ export interface StepContext {
   calls?: CallBudget;
   cache: StepCache | undefined;
   cacheSecret: string;
+  /** OAuth access tokens for `oauth` backends (fetched, kept, shared, renewed). */
+  tokens: TokenSource;
   allowPrivate: boolean;
   /** Off by default: sees each step's request and the backend's answer (`sculptor invoke --debug`). */
   debug?: StepDebugHook;
+  /** The secrets this invocation's steps hold or send, searched for in its output (issue #13 F6). */
+  secrets: EchoWatch;
 }
 
 /**
@@ -40,7 +52,10 @@ export interface StepContext {
  */
 export interface StepDebugHook {
   request?(stepId: string, request: BackendRequest): void;
-  response?(stepId: string, response: BackendResponse): void;
+  /** `sent`: the secret values the invocation holds so far, so a debug view can redact them. */
+  response?(stepId: string, response: BackendResponse, sent: Iterable<string>): void;
+  /** The step's value after its `result` projection, cache hit or not (the Studio's trace). */
+  result?(stepId: string, value: unknown): void;
 }
 
 export type CacheOutcome = 'hit' | 'miss' | 'shared' | 'bypass' | 'off';
@@ -55,6 +70,8 @@ export interface StepReport {
   status?: number;
   durationMs: number;
   errorCode?: string;
+  /** The error's operator hint (why, what to change): for `invoke --debug` and the debug log, never the wire. */
+  errorHint?: string;
 }
 
 /**
@@ -67,42 +84,80 @@ export const NEGATIVE_TTL_MS = 30_000;
 interface StoredAnswer {
   status: number;
   body: unknown;
+  /** A 429/503's Retry-After, in seconds, passed on to the caller (never cached: not a 2xx). */
+  retryAfter?: number;
 }
+
+/** The longest Retry-After passed on: a backend cannot park an agent for longer than this. */
+export const MAX_RETRY_AFTER_S = 3600;
 
 /** Runs one step: params → request → (cache | backend) → outcome mapping → result projection. */
 export async function runStep(step: CompiledStep, ctx: StepContext, report: StepReport): Promise<unknown> {
   const bindings = { inputs: ctx.inputs, steps: ctx.steps, caller: ctx.caller.context };
-  if (step.when && !(await evaluate(step, 'when', step.when, ctx.inputs, bindings, ctx.signal))) {
+  if (step.when && !(await evaluate(step, 'when', step.when, ctx.inputs, bindings, ctx))) {
     report.outcome = 'skipped';
     return undefined;
   }
-  const params = await evaluate(step, 'params', step.params, ctx.inputs, bindings, ctx.signal);
+  const params = await evaluate(step, 'params', step.params, ctx.inputs, bindings, ctx);
   if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) {
     throw new SculptorError('projection.failed', `Step '${step.id}': params must yield an object.`);
   }
-  const body = await evaluate(step, 'body', step.body, ctx.inputs, bindings, ctx.signal);
-  const request = buildBackendRequest(step, (params ?? {}) as Record<string, unknown>, body);
+  const body = await evaluate(step, 'body', step.body, ctx.inputs, bindings, ctx);
+  const request = buildBackendRequest(step, (params ?? {}) as Record<string, unknown>, body, ctx.inputs);
   ctx.debug?.request?.(step.id, request);
   // Before the cache: a caller without the credentials gets no cached answer either.
   const credentials = credentialsFor(step.backend, ctx.caller);
+  watchSecrets(ctx.secrets, step.backend, credentials.auth);
 
-  const send = async (): Promise<StoredAnswer> => {
+  const sendOnce = async (auth: StepCredentials['auth']): Promise<BackendResponse> => {
     if (ctx.calls && !ctx.calls.tryTake()) {
       throw new SculptorError(
         'upstream.call_budget',
         `The tool needed more backend calls than the gateway allows per invocation (step '${step.id}').`,
       );
     }
-    const response = await ctx.sender.send(withCredentials(request, credentials.auth), {
+    return ctx.sender.send(withCredentials(request, auth), {
       signal: ctx.signal,
       deadlineAt: ctx.deadlineAt,
       idempotent: step.idempotent,
       allowPrivate: ctx.allowPrivate || step.backend.allowPrivate,
       ...(ctx.calls ? { calls: ctx.calls } : {}),
     });
-    ctx.debug?.response?.(step.id, response);
+  };
+
+  const send = async (): Promise<StoredAnswer> => {
+    let response: BackendResponse;
+    if (credentials.token) {
+      const tokenRequest = await credentials.token();
+      const bearer = async () => {
+        const token = await ctx.tokens.token(tokenRequest, ctx.signal);
+        watchSecrets(ctx.secrets, step.backend, [{ value: token }]);
+        return {
+          token,
+          auth: [
+            ...credentials.auth,
+            { in: 'header' as const, name: 'authorization', value: `Bearer ${token}` },
+          ],
+        };
+      };
+      const first = await bearer();
+      response = await sendOnce(first.auth);
+      // A refused token (revoked, rotated keys, clock skew): drop it, fetch a new one, try once more.
+      if (response.status === 401) {
+        ctx.tokens.invalidate(tokenRequest, first.token);
+        response = await sendOnce((await bearer()).auth);
+      }
+    } else {
+      response = await sendOnce(credentials.auth);
+    }
+    ctx.debug?.response?.(step.id, response, ctx.secrets.keys());
     report.status = response.status;
-    return { status: response.status, body: answerBody(step, response) };
+    const retryAfter = retryAfterOf(response);
+    return {
+      status: response.status,
+      body: answerBody(step, response),
+      ...(retryAfter !== undefined ? { retryAfter } : {}),
+    };
   };
 
   let answer: StoredAnswer;
@@ -123,7 +178,7 @@ export async function runStep(step: CompiledStep, ctx: StepContext, report: Step
       const value = await send();
       // Only definitive, successful answers are kept (RELIABILITY E3).
       const cacheable = value.status >= 200 && value.status < 300 && value.body !== undefined;
-      if (cacheable && (await projectsEmpty(step, value.body, bindings, ctx.signal))) {
+      if (cacheable && (await projectsEmpty(step, value.body, bindings, ctx))) {
         return { value, cacheable, ttlMs: Math.min(NEGATIVE_TTL_MS, stepCache.ttlMs) };
       }
       return { value, cacheable };
@@ -142,7 +197,7 @@ export async function runStep(step: CompiledStep, ctx: StepContext, report: Step
     throw failure;
   }
   const result = step.result
-    ? await evaluate(step, 'result', step.result, answer.body, bindings, ctx.signal)
+    ? await evaluate(step, 'result', step.result, answer.body, bindings, ctx)
     : answer.body;
   const empty = step.on.get('empty');
   if (empty !== undefined && isEmpty(result)) {
@@ -150,6 +205,7 @@ export async function runStep(step: CompiledStep, ctx: StepContext, report: Step
     throw new SculptorError('tool.error', renderMessage(empty, ctx.inputs));
   }
   report.outcome = 'ok';
+  ctx.debug?.result?.(step.id, result);
   return result;
 }
 
@@ -157,6 +213,7 @@ function buildBackendRequest(
   step: CompiledStep,
   params: Record<string, unknown>,
   body: unknown,
+  inputs: ToolInputs,
 ): BackendRequest {
   try {
     const built = buildRequest(step.operation, step.backend.baseUrl, params, body);
@@ -169,8 +226,49 @@ function buildBackendRequest(
     if (err instanceof SculptorError && err.code.startsWith('compile.')) {
       throw new SculptorError('projection.failed', `Step '${step.id}': ${err.message}`, { cause: err });
     }
-    throw err;
+    throw err instanceof SculptorError ? blameValues(err, step, params, inputs) : err;
   }
+}
+
+/**
+ * A bad parameter value is the caller's (`input.invalid`) only when the caller sent it. A
+ * step that reads earlier steps may build it from a backend's answer (an id with a `/`):
+ * then the backend answered something unusable, an upstream error the caller cannot fix
+ * by changing its inputs (issue #13).
+ */
+function blameValues(
+  err: SculptorError,
+  step: CompiledStep,
+  params: Record<string, unknown>,
+  inputs: ToolInputs,
+): SculptorError {
+  if (err.code !== 'input.invalid' || step.dependsOn.length === 0 || !err.problems) return err;
+  const sent = new Set(Object.values(inputs).flatMap(leaves));
+  const fromAnswer = err.problems.filter((p) => !leaves(params[p.parameter]).every((v) => sent.has(v)));
+  if (fromAnswer.length === 0) return err;
+  const list = fromAnswer.map((p) => `${p.parameter} ${p.reason}`).join('; ');
+  return new SculptorError(
+    'upstream.invalid_response',
+    `Step '${step.id}' cannot send a value an earlier step's backend answered (${list}).`,
+    { cause: err },
+  );
+}
+
+/** The primitive values inside a value (a parameter may be an array or an object of them). */
+function leaves(value: unknown): unknown[] {
+  if (Array.isArray(value)) return value.flatMap(leaves);
+  if (typeof value === 'object' && value !== null) return Object.values(value).flatMap(leaves);
+  return [value];
+}
+
+/** Retry-After of a 429 or 503, as delay-seconds or an HTTP date, within 1 s to MAX_RETRY_AFTER_S. */
+function retryAfterOf(response: BackendResponse): number | undefined {
+  if (response.status !== 429 && response.status !== 503) return undefined;
+  const text = response.headers['retry-after']?.trim();
+  if (!text) return undefined;
+  const seconds = /^\d{1,10}$/.test(text) ? Number(text) : (Date.parse(text) - Date.now()) / 1000;
+  if (!Number.isFinite(seconds)) return undefined;
+  return Math.min(MAX_RETRY_AFTER_S, Math.max(1, Math.ceil(seconds)));
 }
 
 /** A JSON body, or nothing; a successful answer in another format is unusable. */
@@ -196,12 +294,18 @@ function outcomeError(
   const declared = step.on.get(String(status)) ?? step.on.get(`${Math.floor(status / 100)}xx`);
   if (declared !== undefined) return new SculptorError('tool.error', renderMessage(declared, inputs));
   const who = `Backend '${step.backend.name}'`;
+  // The backend's Retry-After reaches the caller as its own (issue #13).
+  const later = answer.retryAfter !== undefined ? { retryAfter: answer.retryAfter } : {};
   if (status === 429)
-    return new SculptorError('upstream.rate_limited', `${who} is rate limiting; try again later.`);
-  if (status === 503) return new SculptorError('upstream.unavailable', `${who} is unavailable (HTTP 503).`);
+    return new SculptorError('upstream.rate_limited', `${who} is rate limiting; try again later.`, later);
+  if (status === 503)
+    return new SculptorError('upstream.unavailable', `${who} is unavailable (HTTP 503).`, later);
   if (status === 504) return new SculptorError('upstream.timeout', `${who} timed out (HTTP 504).`);
   return new SculptorError('upstream.error', `${who} answered HTTP ${status} to step '${step.id}'.`);
 }
+
+/** What bounds an evaluation: the invocation's signal and deadline. */
+type Evaluation = Pick<StepContext, 'signal' | 'deadlineAt'>;
 
 /** Synchronous when the fast path answers (most expressions); a promise only when jsonata must. */
 function evaluate(
@@ -210,11 +314,11 @@ function evaluate(
   expression: CompiledExpression | undefined,
   input: unknown,
   bindings: Record<string, unknown>,
-  signal: AbortSignal,
+  limits: Evaluation,
 ): unknown {
   if (!expression) return undefined;
   const value = expression.evaluateSync(input, bindings);
-  return value === BAIL ? evaluateSlowly(step, field, expression, input, bindings, signal) : value;
+  return value === BAIL ? evaluateSlowly(step, field, expression, input, bindings, limits) : value;
 }
 
 async function evaluateSlowly(
@@ -223,17 +327,24 @@ async function evaluateSlowly(
   expression: CompiledExpression,
   input: unknown,
   bindings: Record<string, unknown>,
-  signal: AbortSignal,
+  { signal, deadlineAt }: Evaluation,
 ): Promise<unknown> {
   try {
-    // The signal lets worker isolation (RELIABILITY G6) kill the evaluation at the deadline.
-    return await expression.evaluate(input, bindings, { signal });
+    // The signal lets worker isolation (RELIABILITY G6) kill the evaluation at the deadline;
+    // in process, the evaluation's own end time is the deadline at the latest.
+    return await expression.evaluate(input, bindings, { signal, deadlineAt });
   } catch (err) {
     // JSONata throws plain objects whose messages may quote data: keep the code only.
     const code = (err as { code?: string }).code ?? 'error';
-    throw new SculptorError('projection.failed', `Step '${step.id}' ${field} failed (JSONata ${code}).`, {
-      cause: err,
-    });
+    // Sculptor's own limits say which one, with no data in the message.
+    const limit = isLimitError(err) ? ` ${err.message}` : '';
+    throw new SculptorError(
+      'projection.failed',
+      `Step '${step.id}' ${field} failed (JSONata ${code}).${limit}`,
+      {
+        cause: err,
+      },
+    );
   }
 }
 
@@ -242,11 +353,11 @@ async function projectsEmpty(
   step: CompiledStep,
   body: unknown,
   bindings: Record<string, unknown>,
-  signal: AbortSignal,
+  { signal, deadlineAt }: Evaluation,
 ): Promise<boolean> {
   if (!step.on.has('empty')) return false;
   try {
-    return isEmpty(step.result ? await step.result.evaluate(body, bindings, { signal }) : body);
+    return isEmpty(step.result ? await step.result.evaluate(body, bindings, { signal, deadlineAt }) : body);
   } catch {
     return false; // the same projection fails again after the cache, and is reported there
   }

@@ -67,7 +67,7 @@ export const CODES = {
   'compile.unsafe_regex': {
     status: 500,
     retryable: false,
-    title: 'Regular expression can backtrack catastrophically',
+    title: 'Regular expression outside RE2 (not linear-time)',
   },
 
   // --- lint: designer checks (`sculptor check`); warnings unless noted ------
@@ -106,9 +106,27 @@ export const CODES = {
   'request.malformed': { status: 400, retryable: false, title: 'Malformed request' },
   'request.bad_paging': { status: 400, retryable: false, title: 'Invalid paging parameters' },
   'request.rate_limited': { status: 429, retryable: true, title: 'Too many requests' },
+  'request.quota_exceeded': { status: 429, retryable: true, title: "Tenant's quota used up" },
+  /**
+   * The caller hung up before the answer (nginx's 499): nobody reads it, but logs and
+   * metrics must not count it as the backend's timeout (issue #13).
+   */
+  'request.cancelled': { status: 499, retryable: false, title: 'Caller closed the request' },
 
   // --- auth: who the caller is (RELIABILITY D1, D6) -----------------------------
   'auth.unauthenticated': { status: 401, retryable: false, title: 'Caller not authenticated' },
+  'auth.invalid_token': { status: 401, retryable: false, title: 'Access token not valid' },
+  'auth.forbidden': { status: 403, retryable: false, title: 'Caller has no tenant here' },
+  'auth.insufficient_scope': { status: 403, retryable: false, title: 'Access token lacks a scope' },
+  'auth.provider_unavailable': { status: 503, retryable: true, title: 'Identity provider unreachable' },
+  'auth.identity_required': {
+    status: 403,
+    retryable: false,
+    title: "Backend needs the user's identity",
+  },
+  'auth.token_unavailable': { status: 503, retryable: true, title: 'Backend access token unavailable' },
+  'auth.token_refused': { status: 502, retryable: false, title: 'Backend access token refused' },
+  'auth.exchange_refused': { status: 403, retryable: false, title: 'Token exchange refused' },
   /** The tool's backend takes the user's own credential, and the request did not carry it. */
   'auth.passthrough_missing': { status: 401, retryable: false, title: 'Per-user credential missing' },
 
@@ -133,6 +151,8 @@ export const CODES = {
   'upstream.forbidden_address': { status: 502, retryable: false, title: 'Backend address not allowed' },
   /** The invocation used its whole budget of backend calls, retries included (RELIABILITY C9). */
   'upstream.call_budget': { status: 502, retryable: false, title: 'Backend call budget spent' },
+  /** A backend's answer carried a credential the gateway holds; the output was withheld (issue #13 F6). */
+  'upstream.secret_echoed': { status: 502, retryable: false, title: 'Backend echoed a credential' },
   'upstream.credentials_missing': {
     status: 503,
     retryable: false,
@@ -175,6 +195,14 @@ export interface SculptorErrorOptions {
   problems?: InputProblem[];
   /** Seconds after which a retry may succeed (sets `Retry-After`). */
   retryAfter?: number;
+  /** For `auth.insufficient_scope`: the scopes that would grant access (RFC 6750 `scope`). */
+  scopes?: readonly string[];
+  /**
+   * For the operator and designer, never for the wire: why it happened and what to
+   * change (the variable to set, the setting, the likely cause). Shown by
+   * `sculptor invoke --debug`, `sculptor test` and the log at LOG_LEVEL=debug.
+   */
+  hint?: string;
 }
 
 export class SculptorError extends Error {
@@ -183,6 +211,8 @@ export class SculptorError extends Error {
   readonly at: SourcePosition | undefined;
   readonly problems: InputProblem[] | undefined;
   readonly retryAfter: number | undefined;
+  readonly scopes: readonly string[] | undefined;
+  readonly hint: string | undefined;
 
   constructor(code: ErrorCode, message: string, options: SculptorErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -190,6 +220,8 @@ export class SculptorError extends Error {
     this.at = options.at;
     this.problems = options.problems;
     this.retryAfter = options.retryAfter;
+    this.scopes = options.scopes;
+    this.hint = options.hint;
   }
 
   get status(): number {

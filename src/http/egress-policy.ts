@@ -83,6 +83,7 @@ function forbidden(host: string, address: string): SculptorError {
     'The backend address is not allowed by the egress policy.',
     {
       cause: new Error(`egress policy refused ${host} (${address})`),
+      hint: `${host === address ? address : `${host} resolves to ${address}`}, a loopback or private address: if the backend is internal, mark it \`allowPrivate: true\` in its backends file, or set SCULPTOR_ALLOW_PRIVATE_EGRESS=true for every backend (local development and tests); SCULPTOR_ALLOW_HTTP_BACKENDS alone allows http:// but not private addresses`,
     },
   );
 }

@@ -34,8 +34,38 @@ const UNAVAILABLE = new Set([
   'EADDRNOTAVAIL',
 ]);
 
+/** A certificate or handshake failure: undici passes Node's TLS codes through. */
+const TLS = /CERT|SIGNATURE|^ERR_TLS_|^ERR_SSL_|^EPROTO$/;
+
 /** The client was closed: the gateway is shutting down. */
 const CLOSED = new Set(['UND_ERR_CLOSED', 'UND_ERR_DESTROYED']);
+
+/** What each way of being unreachable means, for the operator's hint (never the wire). */
+const WHY: ReadonlyArray<readonly [RegExp, string]> = [
+  [/^(ENOTFOUND|EAI_)/, 'DNS: the backend host name does not resolve; check baseUrl and the resolver'],
+  [
+    /^ECONNREFUSED$/,
+    'connection refused: nothing listens at the backend address and port; check baseUrl and that the backend runs',
+  ],
+  [
+    /^(ECONNRESET|EPIPE|ECONNABORTED|UND_ERR_SOCKET|UND_ERR_INFO)$/,
+    'connection reset: the backend (or a proxy on the way) dropped the connection',
+  ],
+  [
+    /^(EHOSTUNREACH|EHOSTDOWN|ENETUNREACH|ENETDOWN|EADDRNOTAVAIL)$/,
+    'network unreachable: no route to the backend address',
+  ],
+  [
+    TLS,
+    'TLS: the handshake failed (certificate not trusted, expired or for another name, or not a TLS port); check the baseUrl scheme and the certificate, or set NODE_EXTRA_CA_CERTS for a private CA',
+  ],
+];
+
+function why(code: string, err: unknown): string {
+  const reason = WHY.find(([pattern]) => pattern.test(code))?.[1] ?? 'the connection failed';
+  const detail = err instanceof Error ? err.message.split('\n')[0] : '';
+  return `${reason} (${code}${detail ? `: ${detail}` : ''})`;
+}
 
 function codeOf(err: unknown): string | undefined {
   if (typeof err !== 'object' || err === null) return undefined;
@@ -68,8 +98,11 @@ export function toBackendError(err: unknown, signal: AbortSignal): SculptorError
     if (CLOSED.has(code)) {
       return new SculptorError('gateway.draining', 'The gateway is shutting down.', { cause: err });
     }
-    if (UNAVAILABLE.has(code) || /^E[A-Z]+$/.test(code)) {
-      return new SculptorError('upstream.unavailable', 'The backend is unavailable.', { cause: err });
+    if (UNAVAILABLE.has(code) || TLS.test(code) || /^E[A-Z]+$/.test(code)) {
+      return new SculptorError('upstream.unavailable', 'The backend is unavailable.', {
+        cause: err,
+        hint: why(code, err),
+      });
     }
   }
   return new SculptorError('internal', 'An internal error occurred.', { cause: err });

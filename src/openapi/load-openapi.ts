@@ -14,23 +14,31 @@
  * scope) — the large vendor descriptions — is not dereferenced as a whole. Its references are
  * followed where the model reads them, through swagger-parser's own pointer
  * resolution, so only what the operations reach is walked, and once; nor is
- * it crawled for references to other files, since it has none.
+ * it crawled for references to other files, since it has none. Schemas,
+ * however the document was read, are lazy views (schema-views.ts): a
+ * reference inside a schema is followed when a reader first goes through it,
+ * and recursion stays a reference, so Stripe's recursive "expandable" fields
+ * cost what is read of them.
  * swagger-parser's resolve and dereference of the 6.6 MB GitHub description
  * (path strings and bookkeeping per node) raised the peak RSS of a process by
  * ≈ 200 MB and took over a second (docs/PERFORMANCE.md). Every other
  * document (several files, `$id` scopes, `$ref`s with siblings) is dereferenced
  * by swagger-parser as before. Both ways give the same model (a test compares
  * them over the spec corpus); one difference: a broken reference that no
- * operation reaches is not an error on the first way.
+ * operation reaches is not an error on the first way, and one inside a schema
+ * reads as an open schema (`x-unresolved-ref`). The limits (bytes, schema
+ * depth, schema nodes materialized) are settings (openapi-limits.ts).
  */
 import { resolve } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { SculptorError } from '../errors/sculptor-error.ts';
 import { isRecord } from './is-record.ts';
-import type { Deref } from './json-safe-schema.ts';
 import { type ByteBudget, localRefResolver } from './local-ref-resolver.ts';
 import { normalizeOperations, type Operation, type SpecVersion } from './normalize-operations.ts';
+import { type OpenApiLimits, openApiLimits, raiseHint } from './openapi-limits.ts';
 import { readServers } from './read-servers.ts';
+import { type Deref, schemaViews } from './schema-views.ts';
+import { clientCredentialsTokenUrl } from './security-schemes.ts';
 import { strictYamlParser } from './strict-yaml-parser.ts';
 
 export type { Operation, OperationResponse, RequestBody, SpecVersion } from './normalize-operations.ts';
@@ -45,19 +53,22 @@ export interface OpenApiDocument {
   /** Declared base URLs, server variables replaced by their defaults, no trailing slash. */
   servers: string[];
   operations: Operation[];
+  /** The OAuth 2.0 client-credentials token endpoint the document declares, if any. */
+  oauthTokenUrl: string | undefined;
 }
 
-/** RELIABILITY H1: an OpenAPI document, all its files together, is at most 10 MiB. */
-export const MAX_OPENAPI_BYTES = 10 * 1024 * 1024;
 /** Dereferencing time budget; the 3 MB GitHub description needs well under a second. */
 const DEREFERENCE_TIMEOUT_MS = 10_000;
 
 export interface LoadOptions {
   /** Dereference the whole document with the library, whatever it holds (tests compare both ways). */
   fullDereference?: boolean;
+  /** Instead of the SCULPTOR_OPENAPI_* settings of the environment (openapi-limits.ts). */
+  limits?: Partial<OpenApiLimits>;
 }
 
 export async function loadOpenApi(file: string, options: LoadOptions = {}): Promise<OpenApiDocument> {
+  const limits = { ...openApiLimits(), ...options.limits };
   let api: unknown;
   let deref: Deref | undefined;
   const refNames = new Map<object, string>();
@@ -66,14 +77,14 @@ export async function loadOpenApi(file: string, options: LoadOptions = {}): Prom
     // crawl the whole document for references to other files, which a document of
     // local pointers does not have.
     const parser = new SwaggerParser();
-    const parsed: unknown = await parser.parse(resolve(file), parserOptions(refNames));
+    const parsed: unknown = await parser.parse(resolve(file), parserOptions(refNames, limits));
     const files = parser.$refs.paths();
     if (!options.fullDereference && files.length === 1 && localPointersOnly(parsed)) {
       api = parsed;
       deref = followPointers(parser.$refs, files[0]!, refNames);
     } else {
       // Read again (a fresh byte budget): the library dereferences it all, exactly as it always did.
-      api = await new SwaggerParser().dereference(resolve(file), parserOptions(refNames));
+      api = await new SwaggerParser().dereference(resolve(file), parserOptions(refNames, limits));
     }
   } catch (error) {
     throw new SculptorError('load.openapi', `Cannot load OpenAPI document ${file}: ${reasonOf(error)}`, {
@@ -83,6 +94,7 @@ export async function loadOpenApi(file: string, options: LoadOptions = {}): Prom
   try {
     if (!isRecord(api)) throw new Error('the document is not an object');
     const specVersion = versionOf(api);
+    const views = schemaViews({ file, limits, refNames, ...(deref ? { deref } : {}) });
     const declared = deref ? deref(api.info) : api.info;
     const info = isRecord(declared) ? declared : {};
     return {
@@ -90,24 +102,30 @@ export async function loadOpenApi(file: string, options: LoadOptions = {}): Prom
       specVersion,
       title: typeof info.title === 'string' ? info.title : '',
       servers: readServers(api, deref),
-      operations: normalizeOperations(api, specVersion, refNames, deref),
+      operations: normalizeOperations(api, specVersion, views, deref),
+      oauthTokenUrl: clientCredentialsTokenUrl(api, (value) => (deref ? deref(value) : value)),
     };
   } catch (error) {
+    if (error instanceof SculptorError) throw error; // a limit hit, which says what to do
     throw new SculptorError('load.openapi', `Invalid OpenAPI document ${file}: ${reasonOf(error)}`, {
       cause: error,
     });
   }
 }
 
-function parserOptions(refNames: Map<object, string>): SwaggerParser.Options {
-  const budget: ByteBudget = { limit: MAX_OPENAPI_BYTES, remaining: MAX_OPENAPI_BYTES };
+function parserOptions(refNames: Map<object, string>, limits: OpenApiLimits): SwaggerParser.Options {
+  const budget: ByteBudget = {
+    limit: limits.maxBytes,
+    remaining: limits.maxBytes,
+    hint: raiseHint('maxBytes', limits),
+  };
   return {
     // Text and binary parsers would let a $ref pull any file in as a string.
     parse: { yaml: strictYamlParser, text: false, binary: false },
     resolve: { external: true, file: localRefResolver(budget), http: false },
     dereference: {
       // Recursive schemas become object cycles (never an endless walk), which
-      // json-safe-schema.ts cuts when copying what we keep. With 'ignore' the
+      // schema-views.ts represents as they are. With 'ignore' the
       // library would leave the whole recursive schema as an opaque `$ref`.
       circular: true,
       onDereference: (ref: string, value: object) => {

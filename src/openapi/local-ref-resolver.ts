@@ -18,6 +18,8 @@ import { fileURLToPath } from 'node:url';
 export interface ByteBudget {
   readonly limit: number;
   remaining: number;
+  /** What to do about a document over the limit (the setting to raise). */
+  readonly hint: string;
 }
 
 const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
@@ -83,7 +85,9 @@ async function readLocal(file: RefFile, budget: ByteBudget): Promise<Buffer> {
     const stat = await handle.stat();
     if (!stat.isFile()) throw new Error(`${path} is not a regular file`);
     if (stat.size > budget.remaining) {
-      throw new Error(`${path} (${stat.size} bytes) takes the document over its ${budget.limit}-byte limit`);
+      throw new Error(
+        `${path} (${stat.size} bytes) takes the document over its ${budget.limit}-byte limit; ${budget.hint}`,
+      );
     }
     budget.remaining -= stat.size;
     const data = Buffer.alloc(stat.size);

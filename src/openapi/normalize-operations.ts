@@ -1,12 +1,14 @@
 /**
  * The operations of a Swagger 2 / OAS 3.x document, as one version-independent
  * list. Only what later stages use is kept (parameters, bodies, response media
- * types and schemas, security), so the document itself can be dropped after
- * loading. The document is either dereferenced already, or read through
- * `deref`, which follows each `$ref` where one is met (load-openapi.ts).
+ * types and schemas, security). Schemas are lazy views (schema-views.ts): what
+ * a sculpt's tooling never reads is never materialized. The document is either
+ * dereferenced already, or read through `deref`, which follows each `$ref`
+ * where one is met (load-openapi.ts).
  */
+import { SculptorError } from '../errors/sculptor-error.ts';
 import { isRecord } from './is-record.ts';
-import { type Deref, type SchemaCopier, schemaCopier } from './json-safe-schema.ts';
+import type { Deref, SchemaCopier, SchemaViews } from './schema-views.ts';
 import { jsonFirst } from './media-type.ts';
 import {
   normalizeOas3Parameter,
@@ -57,18 +59,15 @@ interface Inherited {
   consumes: string[];
   produces: string[];
   security: Array<Record<string, string[]>>;
-  copySchema: SchemaCopier;
+  views: SchemaViews;
   deref: Deref;
 }
 
-/**
- * `refNames`: the `$ref` each dereferenced object came from, to name recursion
- * points. `deref`: follows references, for a document that is not dereferenced.
- */
+/** `views`: the document's schemas. `deref`: follows references, for a document that is not dereferenced. */
 export function normalizeOperations(
   api: Record<string, unknown>,
   version: SpecVersion,
-  refNames: ReadonlyMap<object, string> = new Map(),
+  views: SchemaViews,
   deref: Deref = (value) => value,
 ): Operation[] {
   const paths = deref(api.paths) ?? {}; // OAS 3.1 documents may hold only webhooks
@@ -78,7 +77,7 @@ export function normalizeOperations(
     consumes: strings(api.consumes, deref),
     produces: strings(api.produces, deref),
     security: securityRequirements(api.security, deref),
-    copySchema: schemaCopier(refNames, deref),
+    views,
     deref,
   };
   const operations: Operation[] = [];
@@ -93,8 +92,9 @@ export function normalizeOperations(
       const where = `${method.toUpperCase()} ${path}`;
       if (!isRecord(raw)) throw new Error(`${where} is not an object`);
       try {
-        operations.push(normalizeOperation(path, method, item.parameters, raw, inherited));
+        operations.push(normalizeOperation(path, method, item.parameters, raw, inherited, where));
       } catch (error) {
+        if (error instanceof SculptorError) throw error; // a limit: it names the operation already
         throw new Error(`${where}: ${(error as Error).message}`, { cause: error });
       }
     }
@@ -108,8 +108,10 @@ function normalizeOperation(
   shared: unknown,
   raw: Record<string, unknown>,
   inherited: Inherited,
+  where: string,
 ): Operation {
   const { deref } = inherited;
+  const copySchema = inherited.views.forOperation(where);
   // Parameters are identified by name *and* location; the operation's own win.
   const merged = new Map<string, Record<string, unknown>>();
   for (const list of [deref(shared), deref(raw.parameters)]) {
@@ -138,15 +140,15 @@ function normalizeOperation(
     const consumes = raw.consumes === undefined ? inherited.consumes : strings(raw.consumes, deref);
     const produces = raw.produces === undefined ? inherited.produces : strings(raw.produces, deref);
     const plain = raws.filter((p) => p.in !== 'body' && p.in !== 'formData');
-    op.parameters = plain.map((p) => normalizeSwagger2Parameter(p, inherited.copySchema, deref));
-    const body = swagger2Body(raws, consumes, inherited.copySchema, deref);
+    op.parameters = plain.map((p) => normalizeSwagger2Parameter(p, copySchema, deref));
+    const body = swagger2Body(raws, consumes, copySchema, deref);
     if (body) op.requestBody = body;
-    op.responses = swagger2Responses(raw.responses, produces, inherited.copySchema, deref);
+    op.responses = swagger2Responses(raw.responses, produces, copySchema, deref);
   } else {
-    op.parameters = raws.map((p) => normalizeOas3Parameter(p, inherited.copySchema, deref));
-    const body = oas3Body(raw.requestBody, inherited.copySchema, deref);
+    op.parameters = raws.map((p) => normalizeOas3Parameter(p, copySchema, deref));
+    const body = oas3Body(raw.requestBody, copySchema, deref);
     if (body) op.requestBody = body;
-    op.responses = oas3Responses(raw.responses, inherited.copySchema, deref);
+    op.responses = oas3Responses(raw.responses, copySchema, deref);
   }
   return op;
 }

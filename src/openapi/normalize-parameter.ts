@@ -4,7 +4,7 @@
  * in, so the request builder never has to know which version a document was.
  */
 import { isRecord } from './is-record.ts';
-import type { Deref, SchemaCopier } from './json-safe-schema.ts';
+import type { Deref, SchemaCopier } from './schema-views.ts';
 
 const same: Deref = (value) => value;
 

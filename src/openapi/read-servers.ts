@@ -6,7 +6,7 @@
  * are never filled from a call).
  */
 import { isRecord } from './is-record.ts';
-import type { Deref } from './json-safe-schema.ts';
+import type { Deref } from './schema-views.ts';
 
 /** `deref` follows references, for a document that is not dereferenced. */
 export function readServers(api: Record<string, unknown>, deref: Deref = (value) => value): string[] {

@@ -19,6 +19,28 @@ export interface PassThroughAuth {
   header: string;
 }
 
+/** How the gateway authenticates itself at a token endpoint. */
+export type ClientAuthentication =
+  { method: 'client_secret_basic'; secret: string } | { method: 'private_key_jwt'; privateKeyPem: string };
+
+/** The gateway's client at a token endpoint. */
+export interface OAuthClient {
+  clientId: string;
+  auth: ClientAuthentication;
+}
+
+/** OAuth 2.0 access tokens for a backend (issue #21): the gateway's own, or the user's, exchanged. */
+export interface BackendOAuth {
+  grant: 'client_credentials' | 'token_exchange';
+  /** Absent: from the OpenAPI document (client credentials) or the identity provider (exchange). */
+  tokenUrl: string | undefined;
+  /** Absent for a per-tenant backend: each tenant's own client, from the callers file. */
+  client: OAuthClient | undefined;
+  scopes: string[];
+  resource: string | undefined;
+  at: SourcePosition;
+}
+
 /**
  * Whose data a backend's credentials reach (RELIABILITY D1-D3). `shared`: the same for every
  * caller; `single`: one tenant's, so at most one tenant may reach it; `per-tenant`: each
@@ -43,6 +65,8 @@ export interface BackendSpec {
   auth: BackendAuth[];
   /** Credentials the caller brings per request, by explicit mapping (RELIABILITY D6). */
   passThrough: PassThroughAuth[];
+  /** Access tokens the gateway fetches for this backend, sent as `Authorization: Bearer`. */
+  oauth: BackendOAuth | undefined;
   tenancy: Tenancy;
   /** Where the file declares the tenancy, or the credentials that imply it. */
   tenancyAt: SourcePosition;
@@ -63,6 +87,17 @@ interface RawBackend {
   tenancy?: Tenancy;
   ownerParams?: string[];
   allowPrivate?: boolean;
+  oauth?: RawOAuth;
+}
+
+interface RawOAuth {
+  grant: BackendOAuth['grant'];
+  tokenUrl?: string;
+  clientId?: string;
+  clientSecret?: string;
+  privateKey?: string;
+  scopes?: string[];
+  resource?: string;
 }
 
 /**
@@ -101,7 +136,7 @@ export function loadBackends(
   for (const [name, spec] of Object.entries(raw)) {
     const at = (...p: Array<string | number>) => source.at(['backends', name, ...p]);
     const problem = (
-      code: 'load.env' | 'load.literal_secret' | 'load.tenancy',
+      code: 'load.env' | 'load.literal_secret' | 'load.tenancy' | 'load.schema',
       message: string,
       ...p: Array<string | number>
     ) => errors.push(new SculptorError(code, message, { at: at(...p) }));
@@ -185,7 +220,27 @@ export function loadBackends(
       auth.push({ in: entry.in, name: entry.name, value: resolved.value });
     });
 
-    const tenancy: Tenancy = spec.tenancy ?? (auth.length > 0 ? 'single' : 'shared');
+    const oauth = spec.oauth
+      ? readOAuth(
+          spec.oauth,
+          spec.tenancy === 'per-tenant',
+          env,
+          credentialsMissing,
+          at('oauth'),
+          (code, message, ...p) => problem(code, message, 'oauth', ...p),
+        )
+      : undefined;
+    if (oauth && auth.some((a) => a.in === 'header' && a.name.toLowerCase() === 'authorization')) {
+      problem(
+        'load.schema',
+        `Backend '${name}' sends OAuth tokens as Authorization: drop the Authorization entry from auth.`,
+        'auth',
+      );
+    }
+
+    // The gateway's own token reaches one tenant's data like a static key; an exchanged token is the user's.
+    const ownCredentials = auth.length > 0 || oauth?.grant === 'client_credentials';
+    const tenancy: Tenancy = spec.tenancy ?? (ownCredentials ? 'single' : 'shared');
     if (tenancy === 'per-tenant' && auth.length > 0) {
       problem(
         'load.tenancy',
@@ -204,17 +259,115 @@ export function loadBackends(
       headers,
       auth,
       passThrough,
+      oauth,
       tenancy,
       tenancyAt: spec.tenancy !== undefined ? at('tenancy') : spec.auth ? at('auth') : at(),
       ownerParams: spec.ownerParams ?? [],
       credentialsMissing,
       credentialId: createHash('sha256')
-        .update(JSON.stringify(auth.map((a) => [a.in, a.name, a.value])))
+        .update(
+          JSON.stringify([
+            auth.map((a) => [a.in, a.name, a.value]),
+            oauth
+              ? [
+                  oauth.grant,
+                  oauth.tokenUrl ?? null,
+                  oauth.client?.clientId ?? null,
+                  oauth.scopes,
+                  oauth.resource ?? null,
+                ]
+              : null,
+          ]),
+        )
         .digest('hex'),
       allowPrivate: spec.allowPrivate === true,
     });
   }
   return { backends, errors };
+}
+
+type OAuthProblem = (
+  code: 'load.env' | 'load.literal_secret' | 'load.schema' | 'load.tenancy',
+  message: string,
+  ...p: string[]
+) => void;
+
+/** A backend's `oauth` block: URLs and ids may come from the environment; the secret or key must. */
+function readOAuth(
+  raw: RawOAuth,
+  perTenant: boolean,
+  env: Readonly<Record<string, string | undefined>>,
+  credentialsMissing: string[],
+  at: SourcePosition,
+  problem: OAuthProblem,
+): BackendOAuth | undefined {
+  const given = raw.clientId !== undefined || raw.clientSecret !== undefined || raw.privateKey !== undefined;
+  if (perTenant && given) {
+    problem(
+      'load.tenancy',
+      "A per-tenant backend takes each tenant's OAuth client from the callers file: drop clientId and its secret here.",
+    );
+    return undefined;
+  }
+  const client = perTenant ? undefined : readOAuthClient(raw, env, credentialsMissing, problem);
+  if (!perTenant && !client) return undefined;
+  const plain = (key: 'tokenUrl' | 'resource'): string | undefined =>
+    raw[key] === undefined ? undefined : plainValue(raw[key], env, credentialsMissing);
+  return {
+    grant: raw.grant,
+    tokenUrl: plain('tokenUrl'),
+    client,
+    scopes: raw.scopes ?? [],
+    resource: plain('resource'),
+    at,
+  };
+}
+
+/**
+ * An OAuth client: its id, and exactly one of a secret (client_secret_basic) or a
+ * private key (private_key_jwt), both by reference to the environment. Also read for
+ * a tenant's own client in the callers file.
+ */
+export function readOAuthClient(
+  raw: { clientId?: string; clientSecret?: string; privateKey?: string },
+  env: Readonly<Record<string, string | undefined>>,
+  credentialsMissing: string[],
+  problem: OAuthProblem,
+): OAuthClient | undefined {
+  if (raw.clientId === undefined || (raw.clientSecret === undefined) === (raw.privateKey === undefined)) {
+    problem(
+      'load.schema',
+      'oauth needs a clientId and exactly one of clientSecret (client_secret_basic) or privateKey (private_key_jwt).',
+    );
+    return undefined;
+  }
+  const key = raw.clientSecret !== undefined ? 'clientSecret' : 'privateKey';
+  const secret = resolveCredential(raw[key] ?? '', env);
+  if (!secret.ok) {
+    problem(
+      'load.literal_secret',
+      `oauth.${key} must come from an environment variable, e.g. ${key}: "\${CRM_${key === 'clientSecret' ? 'CLIENT_SECRET' : 'PRIVATE_KEY'}}".`,
+      key,
+    );
+  }
+  credentialsMissing.push(...secret.missing);
+  return {
+    clientId: plainValue(raw.clientId, env, credentialsMissing),
+    auth:
+      key === 'clientSecret'
+        ? { method: 'client_secret_basic', secret: secret.value }
+        : { method: 'private_key_jwt', privateKeyPem: secret.value },
+  };
+}
+
+function plainValue(
+  text: string,
+  env: Readonly<Record<string, string | undefined>>,
+  credentialsMissing: string[],
+): string {
+  const value = interpolateEnv(text, env);
+  credentialsMissing.push(...value.missing);
+  return value.value;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { CacheStore } from '../cache/cache-store.ts';
 import { createHash } from 'node:crypto';
 
 /**
@@ -54,6 +55,28 @@ export function createRateLimiter({
       return { ok: false, retryAfterS: Math.max(1, Math.ceil((1 - bucket.tokens) / ratePerS)) };
     },
     size: () => buckets.size,
+  };
+}
+
+/**
+ * The per-caller limit shared by every replica (issue #20): the bucket lives in the
+ * cache store's Redis, taken from in one atomic script. While Redis cannot answer
+ * (down, slow, breaker open) each replica falls back to its own in-process bucket,
+ * so the deployment admits at most replicas × the limit until Redis is back.
+ */
+export function createSharedRateLimiter(
+  store: CacheStore,
+  options: { ratePerS: number; burst: number },
+): { take(caller: string): Promise<{ ok: true } | { ok: false; retryAfterS: number }> } {
+  const local = createRateLimiter(options);
+  return {
+    async take(caller) {
+      const shared = await store.takeToken?.(`rate:${caller}`, options.ratePerS, options.burst);
+      if (!shared) return local.take(caller);
+      return shared.ok
+        ? shared
+        : { ok: false, retryAfterS: Math.max(1, Math.ceil(shared.retryAfterMs / 1000)) };
+    },
   };
 }
 

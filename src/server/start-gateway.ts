@@ -10,17 +10,21 @@ import { createRedisStore } from '../cache/redis-store.ts';
 import { StepCache } from '../cache/step-cache.ts';
 import { checkTenancy } from '../callers/check-tenancy.ts';
 import { type CallerDirectory, loadCallers } from '../callers/load-callers.ts';
+import { createQuotaCheck } from '../callers/quotas.ts';
 import { Catalog } from '../catalog/catalog.ts';
 import { pageCursors } from '../catalog/page-cursor.ts';
 import { compileSculpts } from '../compile/compile-sculpts.ts';
 import type { CompiledTool } from '../compile/compile-tool.ts';
 import type { Settings } from '../config/settings.ts';
+import { backendsMissingCredentials, missingCredentialsHint } from '../engine/attach-credentials.ts';
 import { createEngine, type Engine, type InvocationReport } from '../engine/invoke-tool.ts';
 import { SculptLoadError, SculptorError } from '../errors/sculptor-error.ts';
 import { createA2tFace, problem } from '../faces/a2t/a2t-face.ts';
 import { matchRoute } from '../faces/a2t/a2t-routes.ts';
+import { hasDotSegment, rawPath } from '../faces/a2t/raw-path.ts';
 import { createBackendClient } from '../http/backend-client.ts';
 import { withResilience } from '../http/resilient-sender.ts';
+import { createTokenSource } from '../oauth/token-source.ts';
 import { instrumentEngine } from '../telemetry/instrument-engine.ts';
 import { describeError, type GatewayLogger } from '../telemetry/logger.ts';
 import { createMetrics, type GatewayMetrics } from '../telemetry/metrics.ts';
@@ -28,7 +32,7 @@ import { backendSecrets, urlPassword } from '../telemetry/redactor.ts';
 import { traceServerRequest } from '../telemetry/server-span.ts';
 import { tracingActive } from '../telemetry/tracing.ts';
 import { createLoadShedder } from './load-shedder.ts';
-import { callerKey, createRateLimiter } from './rate-limiter.ts';
+import { callerKey, createSharedRateLimiter } from './rate-limiter.ts';
 
 export interface Gateway {
   url: string;
@@ -95,6 +99,12 @@ export async function startGateway({
       ...(loaded.errors.length === 0 ? checkTenancy(loaded.directory, tools) : []),
     ];
     if (errors.length > 0) throw new SculptLoadError(errors);
+    for (const backend of backendsMissingCredentials(tools)) {
+      logger?.warn(
+        { event: 'credentials_unset', backend: backend.name, variables: backend.credentialsMissing },
+        `backend '${backend.name}' has no credentials: ${missingCredentialsHint(backend)}; until then its tools answer 503 upstream.credentials_missing`,
+      );
+    }
     redactor?.add([...secretsOf(tools), ...(loaded.directory?.secrets ?? [])]);
     return { catalog: new Catalog(tools), callers: loaded.directory };
   };
@@ -122,6 +132,8 @@ export async function startGateway({
         sender: withResilience(client),
         cache: stepCache,
         cacheSecret: settings.secret,
+        // Backends' OAuth tokens, shared with the other replicas through the same store.
+        tokens: createTokenSource({ store, secret: settings.secret }),
         allowPrivateEgress: settings.allowPrivateEgress,
         maxBackendCalls: settings.maxBackendCalls,
       }),
@@ -137,10 +149,11 @@ export async function startGateway({
       logger?.warn({ event: 'overloaded', lag_ms: lagMs }, 'event loop lagging: shedding invocations'),
   });
 
-  // Per-caller rate limit on invocations (RELIABILITY A7); off unless SCULPTOR_RATE_LIMIT_PER_S is set.
+  // Per-caller rate limit on invocations (RELIABILITY A7), shared by the replicas through Redis
+  // when there is one (issue #20); off unless SCULPTOR_RATE_LIMIT_PER_S is set.
   const limiter =
     settings.rateLimitPerS > 0
-      ? createRateLimiter({ ratePerS: settings.rateLimitPerS, burst: settings.rateLimitBurst })
+      ? createSharedRateLimiter(store, { ratePerS: settings.rateLimitPerS, burst: settings.rateLimitBurst })
       : undefined;
 
   const prefix = settings.prefix;
@@ -162,6 +175,18 @@ export async function startGateway({
         await next();
         return c.res.status;
       },
+    );
+  });
+  // Routes match the raw path (issue #13 F7): a dot segment would be resolved by URL parsing,
+  // so a proxy's path rules and this route table would disagree on what was asked. Refused.
+  app.use('*', async (c, next) => {
+    if (!hasDotSegment(rawPath(c))) return next();
+    return problem(
+      c,
+      new SculptorError(
+        'request.malformed',
+        "The path has a '.' or '..' segment (percent-encoded or not); send the resource's path as it is, without dot segments.",
+      ),
     );
   });
   // Liveness answers from the event loop alone; readiness never depends on
@@ -188,7 +213,7 @@ export async function startGateway({
       );
     }
     if (limiter && c.req.method === 'POST') {
-      const taken = limiter.take(callerKey(c.req.header('authorization'), remoteAddress(c)));
+      const taken = await limiter.take(callerKey(c.req.header('authorization'), remoteAddress(c)));
       if (!taken.ok) {
         return problem(
           c,
@@ -211,6 +236,8 @@ export async function startGateway({
       engine,
       cursors: pageCursors(settings.secret),
       callers: () => callers,
+      // Per-tenant quotas, shared by the replicas through the same store (issue #20).
+      quotas: createQuotaCheck(store, settings.secret),
       prefix,
       ...(onInvocation ? { onInvocation } : {}),
     }),

@@ -78,6 +78,21 @@ export function instrumentEngine(engine: Engine, { metrics, logger }: Instrument
         },
         'invocation',
       );
+      // Why a step failed (DNS, refused, TLS, an unset variable): for the operator at LOG_LEVEL=debug.
+      for (const s of final.steps) {
+        if (s.errorHint === undefined) continue;
+        logger?.debug(
+          {
+            event: 'step_failed',
+            tool: final.tool,
+            step: s.id,
+            backend: s.backend,
+            error: s.errorCode,
+            why: s.errorHint,
+          },
+          `step ${s.id} (backend '${s.backend}'): ${s.errorCode}: ${s.errorHint}`,
+        );
+      }
       span?.end();
     }
   };

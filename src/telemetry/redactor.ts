@@ -62,8 +62,14 @@ const SENSITIVE_HEADER = /(authorization|cookie|api[-_]?key|token|secret|passwor
 export function backendSecrets(backend: {
   auth: ReadonlyArray<{ value: string }>;
   headers: Readonly<Record<string, string>>;
+  oauth?:
+    | { client?: { auth: { method: string; secret?: string; privateKeyPem?: string } } | undefined }
+    | undefined;
 }): string[] {
   const values = backend.auth.map((a) => a.value);
+  const client = backend.oauth?.client?.auth;
+  if (client?.secret) values.push(client.secret);
+  if (client?.privateKeyPem) values.push(client.privateKeyPem);
   for (const [name, value] of Object.entries(backend.headers)) {
     if (SENSITIVE_HEADER.test(name)) values.push(value);
   }

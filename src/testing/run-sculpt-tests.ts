@@ -5,6 +5,8 @@ import { createMemoryStore } from '../cache/memory-store.ts';
 import { StepCache } from '../cache/step-cache.ts';
 import { compileSculpts } from '../compile/compile-sculpts.ts';
 import type { CompiledTool } from '../compile/compile-tool.ts';
+import { didYouMean } from '../designer/did-you-mean.ts';
+import { displayPath } from '../designer/findings.ts';
 import { createEngine, type InvocationReport } from '../engine/invoke-tool.ts';
 import {
   SculptLoadError,
@@ -36,7 +38,8 @@ export interface ObservedCall {
 
 /** What the tool did: its outputs by name, or the error it ended with. */
 export type ActualOutcome =
-  { outputs: Record<string, unknown> } | { error: { code: string; message: string; problems?: unknown } };
+  | { outputs: Record<string, unknown> }
+  | { error: { code: string; message: string; problems?: unknown; hint?: string } };
 
 export interface CaseFailure {
   /**
@@ -78,6 +81,8 @@ export interface SculptTestFileResult {
 
 export interface SculptTestRun {
   passed: boolean;
+  /** Credential variables that were unset, for which the run sent a placeholder value. */
+  placeholders: string[];
   files: SculptTestFileResult[];
   totals: { files: number; cases: number; passed: number; failed: number; fileErrors: number };
 }
@@ -104,11 +109,12 @@ export async function runSculptTests(
   options: RunSculptTestsOptions = {},
 ): Promise<SculptTestRun> {
   const env = options.env ?? process.env;
+  const placeholders = new Set<string>();
   const compiled = new Map<string, Promise<CompiledTool[]>>();
   const compile = (dir: string): Promise<CompiledTool[]> => {
     let pending = compiled.get(dir);
     if (!pending) {
-      pending = compileSculpts(dir, env);
+      pending = compileWithPlaceholders(dir, env, placeholders);
       compiled.set(dir, pending);
     }
     return pending;
@@ -126,6 +132,7 @@ export async function runSculptTests(
   const passedCases = cases.filter((c) => c.passed).length;
   return {
     passed: files.every((f) => f.passed),
+    placeholders: [...placeholders].sort(),
     files,
     totals: {
       files: files.length,
@@ -135,6 +142,30 @@ export async function runSculptTests(
       fileErrors: files.filter((f) => f.errors.length > 0).length,
     },
   };
+}
+
+/** What a test run sends for a credential whose variable is unset: recordings never check it. */
+export const PLACEHOLDER_CREDENTIAL = 'sculptor-test-placeholder';
+
+/**
+ * Compiles a sculpt folder for a test run. Recordings stand in for the backends,
+ * so real credentials are not needed: a credential variable that is unset gets a
+ * placeholder value (noted in `placeholders`, which the report shows) instead of
+ * failing every case with upstream.credentials_missing.
+ */
+async function compileWithPlaceholders(
+  dir: string,
+  env: Readonly<Record<string, string | undefined>>,
+  placeholders: Set<string>,
+): Promise<CompiledTool[]> {
+  const tools = await compileSculpts(dir, env);
+  const missing = new Set(tools.flatMap((t) => t.steps.flatMap((s) => s.backend.credentialsMissing)));
+  if (missing.size === 0) return tools;
+  for (const name of missing) placeholders.add(name);
+  return compileSculpts(dir, {
+    ...env,
+    ...Object.fromEntries([...missing].map((name) => [name, PLACEHOLDER_CREDENTIAL])),
+  });
 }
 
 interface FileContext extends RunSculptTestsOptions {
@@ -180,16 +211,18 @@ async function runFile(file: string, ctx: FileContext): Promise<SculptTestFileRe
     return done();
   }
   result.sculpts = sculpts;
-  let tools: CompiledTool[];
+  let all: CompiledTool[];
   try {
-    tools = (await ctx.compile(sculpts)).filter((t) => t.signature.name === test.tool);
+    all = await ctx.compile(sculpts);
   } catch (err) {
     if (err instanceof SculptLoadError) result.errors.push(...err.errors);
-    else fileError(`The sculpts in ${sculpts} cannot be compiled: ${String(err)}`, err);
+    else fileError(`The sculpts in ${displayPath(sculpts)} cannot be compiled: ${String(err)}`, err);
     return done();
   }
+  const tools = all.filter((t) => t.signature.name === test.tool);
   if (tools.length === 0) {
-    fileError(`There is no tool '${test.tool}' in ${sculpts}.`);
+    const names = all.map((t) => t.signature.name);
+    fileError(`There is no tool '${test.tool}' in ${displayPath(sculpts)}.${didYouMean(test.tool, names)}`);
     return done();
   }
 
@@ -276,6 +309,7 @@ async function runCase(
         code: error.code,
         message: error.message,
         ...(error.problems ? { problems: error.problems } : {}),
+        ...(error.hint ? { hint: error.hint } : {}),
       },
     };
   } finally {
@@ -317,7 +351,7 @@ export function checkCase(
     if ('error' in actual) {
       failures.push({
         kind: 'outputs',
-        message: `Expected outputs, got error ${actual.error.code}: ${actual.error.message}`,
+        message: `Expected outputs, got error ${actual.error.code}: ${actual.error.message}${actual.error.hint ? ` (${actual.error.hint})` : ''}`,
       });
     } else {
       failures.push(...compareOutputs(expect.outputs, actual.outputs));
@@ -331,7 +365,7 @@ export function checkCase(
     if (actual.error.code !== expect.error) {
       failures.push({
         kind: 'error',
-        message: `Expected error ${expect.error}, got ${actual.error.code}: ${actual.error.message}`,
+        message: `Expected error ${expect.error}, got ${actual.error.code}: ${actual.error.message}${actual.error.hint ? ` (${actual.error.hint})` : ''}`,
       });
     }
     if (expect.message !== undefined && !actual.error.message.includes(expect.message)) {

@@ -7,7 +7,7 @@ import { toolIdFor } from '../../src/compile/tool-signature.ts';
 import { createEngine, type Engine, type InvocationReport } from '../../src/engine/invoke-tool.ts';
 import { type BackendClient, createBackendClient } from '../../src/http/backend-client.ts';
 import { invocationBody } from '../../src/testing/index.ts';
-import { type LabBackend, startLabBackend } from '../engine/lab-backend.ts';
+import { type LabBackend, labUser, startLabBackend } from '../engine/lab-backend.ts';
 import { invoke, startTestGateway } from '../support/start-test-gateway.ts';
 import {
   inspector,
@@ -71,22 +71,22 @@ describe('caller and shared scope, two credentials, one Redis (engine level)', (
 
       const a1 = await call(0);
       expect(a1.outputs).toEqual([
-        { name: 'user', value: `user-${alice}` },
+        { name: 'user', value: labUser(alice) },
         { name: 'visits', value: expect.any(Number) },
       ]);
       expect(trail(a1.report)).toEqual(['me:miss', 'stats:miss']);
       await redis.waitForKeys(prefix, 2);
 
       const b1 = await call(1);
-      expect(b1.outputs[0]).toEqual({ name: 'user', value: `user-${bob}` });
+      expect(b1.outputs[0]).toEqual({ name: 'user', value: labUser(bob) });
       expect(b1.outputs[1]).toEqual(a1.outputs[1]); // the shared counter, as alice's call stored it
       expect(trail(b1.report)).toEqual(['me:miss', 'stats:hit']);
       const keys = await redis.waitForKeys(prefix, 3);
 
       const a2 = await call(0);
       const b2 = await call(1);
-      expect(a2.outputs[0]).toEqual({ name: 'user', value: `user-${alice}` });
-      expect(b2.outputs[0]).toEqual({ name: 'user', value: `user-${bob}` });
+      expect(a2.outputs[0]).toEqual({ name: 'user', value: labUser(alice) });
+      expect(b2.outputs[0]).toEqual({ name: 'user', value: labUser(bob) });
       expect(trail(a2.report)).toEqual(['me:hit', 'stats:hit']);
       expect(trail(b2.report)).toEqual(['me:hit', 'stats:hit']);
 
@@ -100,8 +100,8 @@ describe('caller and shared scope, two credentials, one Redis (engine level)', (
       const users = await Promise.all(keys.map(async (k) => (await storedValue(redis, k)).body));
       expect(users).toEqual(
         expect.arrayContaining([
-          { user: `user-${alice}` },
-          { user: `user-${bob}` },
+          { user: labUser(alice) },
+          { user: labUser(bob) },
           { visits: expect.any(Number) },
         ]),
       );
@@ -136,15 +136,15 @@ describe('two gateways with different credential settings, sharing Redis and sec
 
       const a1 = await invoke(ga.url, path, body);
       expect(a1.status).toBe(200);
-      expect(user(a1)).toBe(`user-${alice}`);
+      expect(user(a1)).toBe(labUser(alice));
       await new Promise((r) => setTimeout(r, 100)); // let the fire-and-forget SETs land
       const b1 = await invoke(gb.url, path, body);
-      expect(user(b1)).toBe(`user-${bob}`);
+      expect(user(b1)).toBe(labUser(bob));
       expect(trail(gb.reports.at(-1)!)).toEqual(['me:miss', 'stats:hit']);
       const a2 = await invoke(ga.url, path, body);
       const b2 = await invoke(gb.url, path, body);
-      expect(user(a2)).toBe(`user-${alice}`);
-      expect(user(b2)).toBe(`user-${bob}`);
+      expect(user(a2)).toBe(labUser(alice));
+      expect(user(b2)).toBe(labUser(bob));
       expect(trail(ga.reports.at(-1)!)).toEqual(['me:hit', 'stats:hit']);
       expect(trail(gb.reports.at(-1)!)).toEqual(['me:hit', 'stats:hit']);
       const keysSeen = lab.requests.slice(since).filter((r) => r.path === '/me');

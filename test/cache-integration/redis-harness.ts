@@ -69,7 +69,9 @@ export function inspector(): Redis & {
 /** The stored envelope's value under a full Redis key. */
 export async function storedValue(redis: Redis, key: string): Promise<{ status: number; body: unknown }> {
   const raw = await redis.get(key);
-  return (JSON.parse(raw!) as { value: { status: number; body: unknown } }).value;
+  // `<mac>.<envelope JSON>` (src/cache/envelope.ts).
+  return (JSON.parse(raw!.slice(raw!.indexOf('.') + 1)) as { value: { status: number; body: unknown } })
+    .value;
 }
 
 export function percentile(values: number[], p: number): number {

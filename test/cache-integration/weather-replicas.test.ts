@@ -113,21 +113,25 @@ describe('single flight (RELIABILITY E6, E8)', () => {
     }
   });
 
-  it('two replicas, 10 concurrent invocations each: a call per cached step per replica at most', async () => {
-    const p = prefix('flight2');
-    const a = await replica(p);
-    const b = await replica(p);
+  it('three replicas, 50 concurrent invocations each, one cold key: one call per cached step in all (issue #20)', async () => {
+    const p = prefix('flight3');
+    const replicas = [await replica(p), await replica(p), await replica(p)];
     const since = w.replay.requests.length;
-    await Promise.all(
-      Array.from({ length: 20 }, (_, i) => lookup(i % 2 === 0 ? a : b, w.v2, { city: 'New York' })),
+    const results = await Promise.all(
+      Array.from({ length: 150 }, (_, i) => lookup(replicas[i % 3]!, w.v2, { city: 'New York' })),
     );
     const calls = w.callsSince(since);
     const geocode = calls.filter((c) => c === NYC_CALLS.geocode).length;
     const point = calls.filter((c) => c === NYC_CALLS.point).length;
-    expect(geocode).toBeGreaterThanOrEqual(1);
-    expect(geocode).toBeLessThanOrEqual(2);
-    expect(point).toBeGreaterThanOrEqual(1);
-    expect(point).toBeLessThanOrEqual(2);
-    console.info(`[single flight] 2 replicas × 10 invocations: geocode ${geocode}, point ${point} call(s)`);
+    // Within a replica its own single flight; across replicas the lease in Redis: one call in
+    // a quiet run. A replica whose Redis read overran its 50 ms budget (a loaded machine) treats
+    // Redis as degraded and loads on its own — one per replica at most, never more.
+    for (const calls of [geocode, point]) {
+      expect(calls).toBeGreaterThanOrEqual(1);
+      expect(calls).toBeLessThanOrEqual(3);
+    }
+    const outcomes = results.flatMap((r) => r.report.steps.slice(0, 2).map((s) => s.cache));
+    expect(outcomes.filter((o) => o === 'miss')).toHaveLength(geocode + point);
+    console.info(`[single flight] 3 replicas × 50 invocations: geocode ${geocode}, point ${point} call(s)`);
   });
 });

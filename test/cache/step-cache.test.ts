@@ -1,12 +1,17 @@
+import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CacheStore } from '../../src/cache/cache-store.ts';
-import { decodeEnvelope } from '../../src/cache/envelope.ts';
+import { decodeEnvelope, envelopeMacKey } from '../../src/cache/envelope.ts';
 import { createMemoryStore } from '../../src/cache/memory-store.ts';
 import { type LoadResult, StepCache, type StepCacheOutcome } from '../../src/cache/step-cache.ts';
 import { sleep } from './timing.ts';
 
 const SECRET = 'step-cache-test-secret';
+
+/** A stored string as the cache writes it: `<MAC>.<JSON>` under SECRET's derived key. */
+const mac = (json: string) =>
+  `${createHmac('sha256', envelopeMacKey(SECRET)).update(json).digest('base64url')}.${json}`;
 
 /** A memory store that also remembers the TTL of each write, to check jitter and caps. */
 function recordingStore(): CacheStore & { ttls: Map<string, number> } {
@@ -19,6 +24,8 @@ function recordingStore(): CacheStore & { ttls: Map<string, number> } {
       ttls.set(key, ttlMs);
       inner.set(key, value, ttlMs);
     },
+    claim: (key, ttlMs) => inner.claim(key, ttlMs),
+    release: (key) => inner.release(key),
     close: () => inner.close(),
     stats: () => inner.stats(),
     ttls,
@@ -59,7 +66,7 @@ describe('StepCache', () => {
       outcome: 'hit',
     });
     expect(loads).toBe(1);
-    const stored = decodeEnvelope((await store.get('k'))!, 'k');
+    const stored = decodeEnvelope((await store.get('k'))!, 'k', envelopeMacKey(SECRET));
     expect(stored).toMatchObject({ ok: true, value: { lat: 48.85, lon: 2.35 } });
     expect(cache.stats()).toMatchObject({ hits: 1, misses: 1, loads: 1, stored: 1, inFlight: 0 });
   });
@@ -190,8 +197,9 @@ describe('StepCache', () => {
       '{"v":1,"key":"x","createdAt":"now","value":1}',
       '{"v":1,"key":"x","createdAt":1}',
     ];
+    // MAC'd under the cache's own secret, so the shape checks behind the MAC are what refuses them.
     for (const raw of bad) {
-      store.set('x', raw, 60_000);
+      store.set('x', mac(raw), 60_000);
       const result = await cache.getOrLoad('x', 60_000, async () => ({ value: 'fresh', cacheable: false }));
       expect(result).toEqual({ value: 'fresh', outcome: 'miss' });
     }
@@ -201,7 +209,11 @@ describe('StepCache', () => {
   it('never lets a cached __proto__ reach a prototype', async () => {
     const store = createMemoryStore();
     const cache = new StepCache(store, { secret: SECRET });
-    store.set('p', '{"v":1,"key":"p","createdAt":1,"value":{"__proto__":{"polluted":true},"a":1}}', 60_000);
+    store.set(
+      'p',
+      mac('{"v":1,"key":"p","createdAt":1,"value":{"__proto__":{"polluted":true},"a":1}}'),
+      60_000,
+    );
     const { value, outcome } = await cache.getOrLoad<Record<string, unknown>>('p', 60_000, async () => ({
       value: {},
       cacheable: false,
@@ -271,6 +283,12 @@ describe('StepCache', () => {
       kind: 'memory',
       get: () => {
         throw new Error('get exploded');
+      },
+      claim: () => {
+        throw new Error('claim exploded');
+      },
+      release: () => {
+        throw new Error('release exploded');
       },
       set: () => {
         throw new Error('set exploded');

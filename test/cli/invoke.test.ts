@@ -21,6 +21,18 @@ beforeAll(async () => {
       res.end(
         JSON.stringify({ id: 1, name: 'Rex', status: 'available', category: { name: 'Dogs' }, tags: [] }),
       );
+    } else if (url.pathname === '/v2/pet/2' || url.pathname === '/v2/pet/3') {
+      // A backend that echoes the credential it received (issue #13 F5, F6): pet 2 in a field
+      // the tool drops, pet 3 in one it returns; both far into the body, JSON-escaped as sent.
+      const key = url.searchParams.get('api_key') ?? '';
+      const pet = { id: 2, name: 'Echo', status: 'available', tags: [], filler: 'x'.repeat(1500) };
+      res.end(
+        JSON.stringify(
+          url.pathname === '/v2/pet/2'
+            ? { ...pet, category: { name: 'Dogs' }, request: { query: `api_key=${key}` } }
+            : { ...pet, category: { name: key } },
+        ),
+      );
     } else if (url.pathname === '/v2/pet/findByStatus') {
       res.end(
         JSON.stringify(
@@ -53,7 +65,7 @@ afterAll(async () => {
 
 const env = () => ({ PETSTORE_BASE_URL: `${base}/v2`, SCULPTOR_ALLOW_PRIVATE_EGRESS: 'true', PET_KEY: KEY });
 
-describe('sculptor invoke', () => {
+describe('sculptor invoke', { timeout: 60_000 }, () => {
   it('prints the A2T answer on stdout, and nothing else without --debug', async () => {
     const result = await runCli(['invoke', 'describe_pet', dir, '--input', 'pet_number=1'], { env: env() });
     expect(result.code, result.stderr).toBe(0);
@@ -90,6 +102,28 @@ describe('sculptor invoke', () => {
     // …but never shown.
     expect(debug).not.toContain(KEY);
     expect(result.stdout).not.toContain(KEY);
+  });
+
+  it('--debug redacts a credential the backend echoes in its answer (issue #13 F5)', async () => {
+    const result = await runCli(['invoke', 'describe_pet', dir, '--input', 'pet_number=2', '--debug'], {
+      env: env(),
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout).output_parameters[0]).toEqual({ name: 'name', value: 'Echo' });
+    // The answer is shown (redacted), the key nowhere.
+    expect(result.stderr).toContain('"request":{"query":"api_key=[REDACTED]"}');
+    expect(result.stderr).not.toContain(KEY);
+    expect(result.stdout).not.toContain(KEY);
+  });
+
+  it('an echoed credential in an output is refused (502 upstream.secret_echoed), and never printed (F6)', async () => {
+    const result = await runCli(['invoke', 'describe_pet', dir, '--input', 'pet_number=3', '--debug'], {
+      env: env(),
+    });
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: 502, code: 'upstream.secret_echoed' });
+    expect(result.stderr).toContain('"category":{"name":"[REDACTED]"}');
+    expect(result.stderr + result.stdout).not.toContain(KEY);
   });
 
   it('answers a tool error as problem JSON (exit 1); an unknown tool or bad input option is explained', async () => {

@@ -61,6 +61,11 @@ describe('readSettings', () => {
         SCULPTOR_JSONATA_ISOLATION: 'yes',
         SCULPTOR_JSONATA_FAST_PATH: '0',
         SCULPTOR_JSONATA_WORKERS: 'many',
+        SCULPTOR_OPENAPI_MAX_BYTES: '10MB',
+        SCULPTOR_OPENAPI_MAX_DEPTH: '1',
+        SCULPTOR_OPENAPI_MAX_SCHEMA_NODES: '-5',
+        SCULPTOR_JSONATA_MAX_STRING: '100',
+        SCULPTOR_JSONATA_MAX_WORK: 'lots',
       });
     } catch (err) {
       error = err;
@@ -81,6 +86,11 @@ describe('readSettings', () => {
       'SCULPTOR_JSONATA_ISOLATION',
       'SCULPTOR_JSONATA_FAST_PATH',
       'SCULPTOR_JSONATA_WORKERS',
+      'SCULPTOR_OPENAPI_MAX_BYTES',
+      'SCULPTOR_OPENAPI_MAX_DEPTH',
+      'SCULPTOR_OPENAPI_MAX_SCHEMA_NODES',
+      'SCULPTOR_JSONATA_MAX_STRING',
+      'SCULPTOR_JSONATA_MAX_WORK',
     ]) {
       expect(message).toContain(`${name} must`);
     }

@@ -51,8 +51,9 @@ describe('Dockerfile', () => {
       scripts: { start: string };
     };
     const cmd = execForm(find('CMD').args);
-    // npm start names the sample folder; the image takes it from SCULPTOR_SCULPTS.
-    expect(pkg.scripts.start).toBe(`${cmd.join(' ')} sculpts`);
+    // npm start names the sample folder; the image takes it from SCULPTOR_SCULPTS. `exec` makes
+    // node replace npm's shell, so a SIGTERM to npm reaches the gateway (issue #13 F8).
+    expect(pkg.scripts.start).toBe(`exec ${cmd.join(' ')} sculpts`);
   });
 
   it('runs as the non-root node user, health-checks /readyz with node, serves the baked sculpts', () => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -9,7 +10,8 @@ import type { AddressInfo } from 'node:net';
  *   GET /slow/{name}?ms=N      {"name"} after N ms (N ≤ 5000)
  *   GET /accounts/latest       {"id": 12345678901234567891, "owner": "ada"}
  *   GET /accounts/{id}/balance {"account_id": <id, as received>, "cents": 1250}; 404 unless digits
- *   GET /me                    {"user": "user-<x-api-key>"}; 401 without the header
+ *   GET /me                    {"user": labUser(<x-api-key>)}; 401 without the header
+ *   GET /echo                  {"headers": {name: value, …}}: every request header, echoed
  *   GET /stats                 {"visits": <requests to /stats so far>}
  *   GET /flaky                 500 on the first request, then {"ok": true}
  *   GET /status/{code}         that status, a JSON problem body
@@ -28,6 +30,14 @@ export interface LabBackend {
 }
 
 export const BIG_ID = '12345678901234567891';
+
+/**
+ * The user a key belongs to, as `/me` names it: derived from the key, never the key
+ * itself — a backend that echoes a credential gets its answer withheld (issue #13 F6).
+ */
+export function labUser(key: string): string {
+  return `user-${createHash('sha256').update(key).digest('hex').slice(0, 12)}`;
+}
 
 export async function startLabBackend(): Promise<LabBackend> {
   const requests: LabBackend['requests'] = [];
@@ -70,9 +80,10 @@ export async function startLabBackend(): Promise<LabBackend> {
     }
     if (url.pathname === '/me') {
       return entry.apiKey
-        ? json(200, JSON.stringify({ user: `user-${entry.apiKey}` }))
+        ? json(200, JSON.stringify({ user: labUser(entry.apiKey) }))
         : json(401, '{"title": "no key"}');
     }
+    if (url.pathname === '/echo') return json(200, JSON.stringify({ headers: req.headers }));
     if (url.pathname === '/stats') return json(200, JSON.stringify({ visits: ++stats }));
     if (url.pathname === '/flaky') {
       return ++flaky === 1 ? json(500, '{"title": "try again"}') : json(200, '{"ok": true}');

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type * as ExpressionPoolModule from '../../src/compile/expression-pool.ts';
 import { toolIdFor } from '../../src/compile/tool-signature.ts';
 import type * as TestGatewayModule from '../support/start-test-gateway.ts';
+import { expectLivezFast, probeLivez as probeLivezAt } from './probe-livez.ts';
 
 const SCULPTS = 'test/hardening/fixtures/jsonata-isolation';
 const DEADLINE_MS = 1_000;
@@ -49,41 +50,7 @@ const invokeTool = (name: string, inputs: Record<string, unknown>) =>
     input_parameters: Object.entries(inputs).map(([n, value]) => ({ name: n, value })),
   });
 
-/**
- * Calls /livez every 20 ms while `work` runs: the answers' times, slowest first. (In process,
- * M1's loop would hold every one of them until the deadline.)
- */
-async function probeLivez<T>(work: Promise<T>): Promise<{ result: T; times: number[] }> {
-  let done = false;
-  const times: number[] = [];
-  const probing = (async () => {
-    while (!done) {
-      const started = performance.now();
-      const res = await fetch(`${gateway.url}/livez`);
-      await res.arrayBuffer();
-      expect(res.status).toBe(200);
-      times.push(performance.now() - started);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  })();
-  try {
-    return { result: await work, times };
-  } finally {
-    done = true;
-    await probing;
-    times.sort((a, b) => b - a);
-  }
-}
-
-/**
- * G6: /livez answers in < 100 ms throughout. One answer may be late by the OS scheduler's
- * doing on a shared 2-core machine (the suite runs files in parallel), never by much.
- */
-function expectLivezFast(times: number[]): void {
-  expect(times.length).toBeGreaterThan(10);
-  expect(times[1]).toBeLessThan(100);
-  expect(times[0]).toBeLessThan(300);
-}
+const probeLivez = <T>(work: Promise<T>) => probeLivezAt(gateway.url, work);
 
 describe('SCULPTOR_JSONATA_ISOLATION=worker, M1 loop without guardrails', () => {
   it('evaluates ordinary projections in the workers', async () => {

@@ -10,7 +10,7 @@ import type { RedisCacheStore } from '../../src/cache/redis-store.ts';
 import { toolIdFor } from '../../src/compile/tool-signature.ts';
 import { SculptLoadError } from '../../src/errors/sculptor-error.ts';
 import { REDIS_URL } from '../cache-integration/redis-harness.ts';
-import { type LabBackend, startLabBackend } from '../engine/lab-backend.ts';
+import { type LabBackend, labUser, startLabBackend } from '../engine/lab-backend.ts';
 import { invoke, startTestGateway } from '../support/start-test-gateway.ts';
 
 const SCULPTS = 'test/hardening/fixtures/tenancy';
@@ -101,8 +101,10 @@ describe('D4: two tenants, the same tool and inputs, each sees only its own data
           for (let round = 0; round < 2; round++) {
             const a = await call(gateway, tool, bearer(ACME));
             const g = await call(gateway, tool, bearer(GLOBEX));
-            expect(a.body).toEqual({ output_parameters: [{ name: 'user', value: 'user-acme-lab-key' }] });
-            expect(g.body).toEqual({ output_parameters: [{ name: 'user', value: 'user-globex-lab-key' }] });
+            expect(a.body).toEqual({ output_parameters: [{ name: 'user', value: labUser('acme-lab-key') }] });
+            expect(g.body).toEqual({
+              output_parameters: [{ name: 'user', value: labUser('globex-lab-key') }],
+            });
           }
         }
         const cached = gateway.reports
@@ -207,7 +209,7 @@ describe('D6: per-user credentials by explicit pass-through', () => {
       for (let round = 0; round < 2; round++) {
         for (const user of ['user-key-one', 'user-key-two']) {
           const res = await call(gateway, 'user_whoami', as(user));
-          expect(res.body).toEqual({ output_parameters: [{ name: 'user', value: `user-${user}` }] });
+          expect(res.body).toEqual({ output_parameters: [{ name: 'user', value: labUser(user) }] });
         }
       }
       // Two users, two calls: the second round came from the cache, each user's own entry.

@@ -275,8 +275,11 @@ describe('redirects are never followed', () => {
 });
 
 describe('connection failures', () => {
+  // Each says why in its operator hint (invoke --debug, the debug log), never on the wire.
   it('reset before the answer → upstream.unavailable', async () => {
-    await expectCode(get('/reset-before'), 'upstream.unavailable');
+    const err = await expectCode(get('/reset-before'), 'upstream.unavailable');
+    expect(err.hint).toMatch(/^connection reset: .*\(ECONNRESET|UND_ERR_SOCKET/);
+    expect(err.message).toBe('The backend is unavailable.');
   });
 
   it('reset in the middle of the body → upstream.unavailable', async () => {
@@ -287,13 +290,25 @@ describe('connection failures', () => {
     const gone = await startTrap();
     const origin = gone.origin;
     await gone.close();
-    await expectCode(
+    const err = await expectCode(
       client.send(
         { method: 'GET', url: `${origin}/`, headers: {} },
         { signal: AbortSignal.timeout(2000), ...PRIVATE },
       ),
       'upstream.unavailable',
     );
+    expect(err.hint).toMatch(/^connection refused: nothing listens at the backend address .*ECONNREFUSED/);
+  });
+
+  it('TLS handshake failure (https to a plain-HTTP port) → upstream.unavailable, saying TLS', async () => {
+    const err = await expectCode(
+      client.send(
+        { method: 'GET', url: `${backend.origin.replace('http:', 'https:')}/json`, headers: {} },
+        { signal: AbortSignal.timeout(2000), ...PRIVATE },
+      ),
+      'upstream.unavailable',
+    );
+    expect(err.hint).toMatch(/^TLS: the handshake failed .*check the baseUrl scheme/);
   });
 
   it('DNS failure → upstream.unavailable', async () => {
@@ -305,13 +320,14 @@ describe('connection failures', () => {
     const dnsClient = createBackendClient({ lookup });
     try {
       for (const allowPrivate of [true, false]) {
-        await expectCode(
+        const err = await expectCode(
           dnsClient.send(
             { method: 'GET', url: 'http://api.nowhere.test/x', headers: {} },
             { signal: AbortSignal.timeout(2000), allowPrivate },
           ),
           'upstream.unavailable',
         );
+        expect(err.hint).toMatch(/^DNS: the backend host name does not resolve.*ENOTFOUND/);
       }
     } finally {
       await dnsClient.close();

@@ -6,6 +6,7 @@
  *   /geo                         200 application/geo+json
  *   /echo                        200 JSON describing the request it received
  *   /delay?ms=N                  JSON after N ms
+ *   /next?id=X                   {"next": "X/next"}: an id with a slash, from the backend
  *   /drip[?every=ms]             headers, then 1 byte every 200 ms, forever
  *   /hang                        accepts the request, never answers
  *   /reset-before                TCP reset before any answer byte
@@ -149,6 +150,9 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, log: Logged
           body: log.body,
         }),
       );
+      return;
+    case '/next':
+      sendJson(res, 200, JSON.stringify({ next: `${url.searchParams.get('id') ?? ''}/next` }));
       return;
     case '/delay': {
       const timer = setTimeout(() => sendJson(res, 200, '{"delayed":true}'), intParam(url, 'ms', 1000));

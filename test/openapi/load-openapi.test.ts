@@ -5,14 +5,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SculptorError } from '../../src/errors/sculptor-error.ts';
-import { loadOpenApi, MAX_OPENAPI_BYTES, type Operation } from '../../src/openapi/load-openapi.ts';
+import { type LoadOptions, loadOpenApi, type Operation } from '../../src/openapi/load-openapi.ts';
+import { OPENAPI_LIMIT_SETTINGS } from '../../src/openapi/openapi-limits.ts';
 
 const fixtures = join(import.meta.dirname, 'fixtures');
+type Schema = Record<string, unknown>;
+/** A byte limit small enough to write past quickly. */
+const MAX_BYTES = 1024 * 1024;
 const specs = join(import.meta.dirname, '../../../shared/specs');
 
-async function loadError(file: string): Promise<SculptorError> {
+async function loadError(file: string, options: LoadOptions = {}): Promise<SculptorError> {
   try {
-    await loadOpenApi(file);
+    await loadOpenApi(file, options);
   } catch (error) {
     expect(error).toBeInstanceOf(SculptorError);
     return error as SculptorError;
@@ -162,27 +166,41 @@ describe('loadOpenApi: multi-file documents', () => {
     expect(doc.specVersion).toBe('3.1');
     const getMenu = doc.operations.find((o) => o.method === 'GET' && o.path === '/menu')!;
     expect(getMenu.parameters.map((p) => p.name)).toContain('limit');
-    expect(JSON.stringify(getMenu)).not.toContain('$ref');
+    // The response schema lives in another file: read through, it is that file's object schema.
+    const list = getMenu.responses['200']!.schema as Schema;
+    expect(list.type).toBe('object');
+    expect(Object.keys(list.properties as Schema).length).toBeGreaterThan(0);
+    expect(JSON.stringify(getMenu)).not.toContain('x-unresolved-ref');
   });
 
   it('follows $refs that climb out of the entry directory (swagger-codegen, Swagger 2)', async () => {
     const entry = 'multifile/swagger-codegen/relative-ref/nested/directory/main/relative-refs.yml';
     const doc = await loadOpenApi(join(specs, entry));
     expect(doc.specVersion).toBe('2.0');
-    expect(JSON.stringify(doc.operations)).not.toContain('$ref');
+    const photos = op(doc.operations, 'getPhotos').responses['200']!.schema as Schema;
+    expect((photos.items as Schema).properties).toHaveProperty('id', {
+      type: 'integer',
+      format: 'int32',
+      description: expect.any(String),
+    });
+    expect(JSON.stringify(doc.operations)).not.toContain('x-unresolved-ref');
   });
 
-  it('keeps circular schemas (A ↔ B across files, self-recursive) as plain JSON', async () => {
+  it('represents circular schemas (A ↔ B across files, self-recursive) as themselves, and serializes them as references', async () => {
     const doc = await loadOpenApi(join(fixtures, 'multifile-circular/openapi.yaml'));
-    expect(() => JSON.stringify(doc)).not.toThrow();
-    expect(op(doc.operations, 'getTree').responses['200']!.schema).toEqual({
-      type: 'object',
-      properties: { children: { type: 'array', items: { 'x-circular-ref': '#/components/schemas/Tree' } } },
-    });
-    const nodes = op(doc.operations, 'listNodes').responses['200']!.schema;
-    expect(nodes).toEqual({
-      type: 'object',
-      properties: { b: { type: 'object', properties: { a: { 'x-circular-ref': 'a.yaml' } } } },
+    const tree = op(doc.operations, 'getTree').responses['200']!.schema as Schema;
+    const children = (tree.properties as Record<string, Schema>).children!;
+    expect(children.type).toBe('array');
+    expect(children.items).toBe(tree);
+    const a = op(doc.operations, 'listNodes').responses['200']!.schema as Schema;
+    const b = (a.properties as Record<string, Schema>).b!;
+    expect(b.type).toBe('object');
+    expect((b.properties as Record<string, Schema>).a).toBe(a);
+    expect(JSON.parse(JSON.stringify(tree))).toEqual({ $ref: '#/components/schemas/Tree' });
+    expect(JSON.parse(JSON.stringify(b))).toEqual({ $ref: 'b.yaml' });
+    expect(JSON.parse(JSON.stringify(children))).toEqual({
+      type: 'array',
+      items: { $ref: '#/components/schemas/Tree' },
     });
   });
 
@@ -252,18 +270,26 @@ describe('loadOpenApi: refusals', () => {
     expect(error.message).toContain(reason);
   });
 
-  it('refuses a document over 10 MiB before parsing it', async () => {
+  it('refuses a document over SCULPTOR_OPENAPI_MAX_BYTES before parsing it, naming the setting', async () => {
     const file = join(dir, 'huge.yaml');
-    await writeFile(file, `openapi: 3.0.3\n# ${'x'.repeat(MAX_OPENAPI_BYTES)}\n`);
+    await writeFile(file, `openapi: 3.0.3\n# ${'x'.repeat(MAX_BYTES)}\n`);
     const started = performance.now();
-    const error = await loadError(file);
+    const error = await loadError(file, { limits: { maxBytes: MAX_BYTES } });
     expect(error.code).toBe('load.openapi');
-    expect(error.message).toContain('limit');
+    expect(error.message).toContain(`over its ${MAX_BYTES}-byte limit`);
+    expect(error.message).toContain('raise SCULPTOR_OPENAPI_MAX_BYTES');
     expect(performance.now() - started).toBeLessThan(1_000);
   });
 
-  it('counts every file of a multi-file document against the 10 MiB', async () => {
-    const half = `# ${'x'.repeat(MAX_OPENAPI_BYTES / 2)}\ntype: string\n`;
+  it('reads the byte limit from the environment, 32 MiB by default', () => {
+    expect(OPENAPI_LIMIT_SETTINGS.maxBytes).toMatchObject({
+      env: 'SCULPTOR_OPENAPI_MAX_BYTES',
+      fallback: 32 * 1024 ** 2,
+    });
+  });
+
+  it('counts every file of a multi-file document against the byte limit', async () => {
+    const half = `# ${'x'.repeat(MAX_BYTES / 2)}\ntype: string\n`;
     await writeFile(join(dir, 'half-a.yaml'), half);
     await writeFile(join(dir, 'half-b.yaml'), half);
     const schema = (ref: string) => ({ 'application/json': { schema: { $ref: ref } } });
@@ -274,7 +300,7 @@ describe('loadOpenApi: refusals', () => {
     };
     const file = join(dir, 'two-halves.json');
     await writeFile(file, JSON.stringify({ openapi: '3.0.3', info: { title: 't', version: '1' }, paths }));
-    expect((await loadError(file)).message).toContain('limit');
+    expect((await loadError(file, { limits: { maxBytes: MAX_BYTES } })).message).toContain('limit');
   });
 
   it('stops a YAML alias bomb quickly', async () => {

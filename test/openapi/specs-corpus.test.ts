@@ -6,7 +6,6 @@
  * sample of operations per document a request is built from synthetic values.
  * The large GitHub description is loaded once per form (JSON, YAML).
  */
-import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -14,8 +13,9 @@ import { type ErrorCode, SculptorError } from '../../src/errors/sculptor-error.t
 import { buildRequest, parametersByKey, requiredParameters } from '../../src/openapi/build-request.ts';
 import { loadOpenApi, type Operation } from '../../src/openapi/load-openapi.ts';
 import { acceptsJson } from '../../src/openapi/media-type.ts';
+import { corpusFiles, SPECS } from '../support/spec-corpus.ts';
 
-const specs = join(import.meta.dirname, '../../../shared/specs');
+const specs = SPECS;
 const SAMPLE_PER_DOCUMENT = 5;
 const FALLBACK_BASE = 'https://backend.example.test/base';
 
@@ -28,25 +28,7 @@ const EXPECTED_FAILURES: Record<string, string> = {
   'petstore/v3.1/petstore-design-first.yaml': 'Invalid $ref pointer "pet_details_id"',
 };
 
-const files = (await readdir(specs, { recursive: true })).filter((f) => /\.(json|ya?ml)$/.test(f)).sort();
-const entries: string[] = [];
-const fragments: string[] = [];
-for (const file of files) {
-  const text = await readFile(join(specs, file), 'utf8');
-  (isEntryDocument(file, text) ? entries : fragments).push(file);
-}
-
-/** A document, not a fragment: its top level has `openapi` or `swagger` (without parsing 2 MB of YAML twice). */
-function isEntryDocument(file: string, text: string): boolean {
-  if (file.endsWith('.json')) {
-    const top = JSON.parse(text) as Record<string, unknown>;
-    return 'openapi' in top || 'swagger' in top;
-  }
-  // Top-level keys share the indentation of the first key (some files indent the whole document).
-  const first = text.split('\n').find((line) => line.trim() !== '' && !/^\s*(#|---)/.test(line)) ?? '';
-  const indent = /^\s*/.exec(first)![0];
-  return new RegExp(`^${indent}(openapi|swagger):`, 'm').test(text);
-}
+const { entries, fragments } = await corpusFiles();
 
 let built = 0;
 afterAll(() => {

@@ -27,7 +27,9 @@ export interface GatewayProcessOptions {
   /** More --import modules, loaded after the register (e.g. a crash trigger). */
   imports?: string[];
   cwd?: string;
-  /** The command line after the node binary; default `[--import register] src/cli/main.ts serve <sculpts>`. */
+  /** The program to run; default this Node (process.execPath). */
+  command?: string;
+  /** The command line after the program; default `[--import register] src/cli/main.ts serve <sculpts>`. */
   args?: string[];
   startTimeoutMs?: number;
 }
@@ -41,7 +43,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     'serve',
     options.sculpts,
   ];
-  const child = spawn(process.execPath, args, {
+  const child = spawn(options.command ?? process.execPath, args, {
     cwd: options.cwd ?? REPO,
     env: {
       PATH: process.env.PATH ?? '',

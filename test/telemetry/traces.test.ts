@@ -174,7 +174,8 @@ describe('one trace per invocation, caller → gateway → backend', () => {
     for (const span of redis) {
       expect(span.kind).toBe(CLIENT);
       expect(steps).toContain(span.parentSpanId);
-      expect(['GET', 'SET']).toContain(span.name);
+      // GET and SET of the step's entry; SET NX and DEL of its single-flight lease.
+      expect(['GET', 'SET', 'DEL']).toContain(span.name);
       expect(Object.keys(span.attributes).sort()).toEqual(
         ['db.namespace', 'db.operation.name', 'db.system.name', 'server.address', 'server.port'].sort(),
       );

@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import { type Context, Hono } from 'hono';
 import { authenticate } from '../../callers/authenticate.ts';
 import type { Caller, CallerDirectory } from '../../callers/load-callers.ts';
-import type { Catalog } from '../../catalog/catalog.ts';
+import type { QuotaCheck } from '../../callers/quotas.ts';
+import type { Catalog, ToolFilter } from '../../catalog/catalog.ts';
 import { listingJson } from '../../catalog/listing-json.ts';
 import type { PageCursors } from '../../catalog/page-cursor.ts';
 import type { CompiledTool } from '../../compile/compile-tool.ts';
@@ -10,6 +12,7 @@ import { SculptorError, toSculptorError } from '../../errors/sculptor-error.ts';
 import { matchRoute, type RouteMatch } from './a2t-routes.ts';
 import { pageOf, parsePageCursor, parsePageLimit } from './paging.ts';
 import { problemBody, problemHeaders } from './problem-details.ts';
+import { rawPath } from './raw-path.ts';
 import { readRequestBody } from './read-request-body.ts';
 
 export const MAX_INVOKE_BODY_BYTES = 64 * 1024;
@@ -27,6 +30,8 @@ export interface A2tFaceOptions {
    * returns undefined every request is the anonymous caller of one tenant.
    */
   callers?: () => CallerDirectory | undefined;
+  /** Per-tenant quotas from the callers file, counted per invocation. */
+  quotas?: QuotaCheck;
 }
 
 /**
@@ -39,8 +44,8 @@ export function createA2tFace(options: A2tFaceOptions): Hono {
 
   const handle = async (c: Context) => {
     // Every A2T route needs a caller (RELIABILITY D1), even to learn that a path does not exist.
-    const caller = authenticate(options.callers?.(), c.req.header('authorization'));
-    const raw = new URL(c.req.url).pathname;
+    const caller = await authenticate(options.callers?.(), c.req.header('authorization'));
+    const raw = rawPath(c);
     const match = raw.startsWith(prefix) ? matchRoute(raw.slice(prefix.length)) : undefined;
     if (!match) throw new SculptorError('request.not_found', 'No such A2T resource.');
     const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
@@ -67,13 +72,16 @@ export function createA2tFace(options: A2tFaceOptions): Hono {
           match.version === undefined
             ? findTool(catalog, caller, match).current
             : findVersion(catalog, caller, match);
+        requireScopes(caller, tool.signature.name);
+        await options.quotas?.take(caller.tenant, tool.signature.name);
         const body = await readJsonBody(c);
         const result = await options.engine.invoke(tool, body, {
           signal: c.req.raw.signal,
           caller: {
             tenant: caller.tenant.name,
-            context: caller.tenant.context,
+            context: caller.context,
             credentials: caller.tenant.credentials,
+            ...(caller.identity ? { identity: caller.identity } : {}),
             // Only the headers a backend's explicit pass-through names are ever read.
             presented: (header) => c.req.header(header),
           },
@@ -111,15 +119,47 @@ function listTools(c: Context, catalog: Catalog, caller: Caller, cursors: PageCu
     throw new SculptorError('request.malformed', 'version must be one positive whole number.');
   }
   const version = versionText[0] === undefined ? undefined : Number(versionText[0]);
+  const filter = {
+    tags,
+    // Listed: what this caller may call (its tenant's tools, within its token's scopes).
+    allowed: (name: string) => caller.tenant.allows(name) && caller.missingScopes(name).length === 0,
+    ...(version !== undefined ? { version } : {}),
+  };
+  const query = c.req.queries('q') ?? [];
+  if (query.length > 1) throw new SculptorError('request.malformed', 'q may be given once.');
+  if (query[0] !== undefined) return searchTools(catalog, query[0], filter, limit, cursor, cursors, caller);
   // A cursor is bound to its listing, and a listing to the tenant it was made for (RELIABILITY A5).
   const listing = JSON.stringify(['tools', caller.tenant.name, tags, version ?? null]);
   const after = cursor === undefined ? undefined : cursors.decode(listing, cursor);
-  const tools = catalog.list(
-    { tags, allowed: caller.tenant.allows, ...(version !== undefined ? { version } : {}) },
-    after,
-    limit + 1,
-  );
+  const tools = catalog.list(filter, after, limit + 1);
   const { page, next } = pageOf(tools, limit, (t) => t.name, cursors, listing);
+  return listingJson(
+    page.map((t) => catalog.signatureJson(t.current)),
+    { pageLimit: limit, next },
+  );
+}
+
+/**
+ * `GET /tools?q=…` (an extension of A2T, issue #16): the same filters, most relevant first.
+ * The cursor carries the rank the next page starts at, bound to the query; a reload between
+ * pages may shift the ranking — the listing is a search, not an inventory.
+ */
+function searchTools(
+  catalog: Catalog,
+  query: string,
+  filter: ToolFilter,
+  limit: number,
+  cursor: string | undefined,
+  cursors: PageCursors,
+  caller: Caller,
+): string {
+  // The query enters the listing as a digest: a cursor stays short whatever the query's length.
+  const digest = createHash('sha256').update(query).digest('base64url');
+  const listing = JSON.stringify(['search', caller.tenant.name, filter.tags, filter.version ?? null, digest]);
+  const start = cursor === undefined ? 0 : Number(cursors.decode(listing, cursor));
+  const ranked = catalog.search(query, filter, { offset: start, limit: limit + 1 }).items;
+  const page = ranked.slice(0, limit);
+  const next = ranked.length > limit ? cursors.encode(listing, String(start + limit)) : null;
   return listingJson(
     page.map((t) => catalog.signatureJson(t.current)),
     { pageLimit: limit, next },
@@ -143,6 +183,21 @@ function listVersions(
   return listingJson(
     page.map((v) => catalog.signatureJson(v)),
     { pageLimit: limit, next },
+  );
+}
+
+/**
+ * A tool the caller's tenant may use but its token's scopes do not grant: 403 naming the
+ * scopes to ask the identity provider for (RFC 6750 insufficient_scope), not a 404 — the
+ * tenant may know the tool; the token is what falls short.
+ */
+function requireScopes(caller: Caller, toolName: string): void {
+  const missing = caller.missingScopes(toolName);
+  if (missing.length === 0) return;
+  throw new SculptorError(
+    'auth.insufficient_scope',
+    `Your token's scopes do not grant ${toolName}: ask the identity provider for ${missing.join(' or ')}.`,
+    { scopes: missing },
   );
 }
 

@@ -1,3 +1,4 @@
+import { bearerChallenge } from '../../callers/authenticate.ts';
 import { CODES, type SculptorError } from '../../errors/sculptor-error.ts';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
@@ -27,7 +28,8 @@ export function problemHeaders(error: SculptorError): Record<string, string> {
     'cache-control': 'no-store',
   };
   if (error.retryAfter !== undefined) headers['retry-after'] = String(Math.ceil(error.retryAfter));
-  // RFC 6750 §3: a 401 names the scheme the caller should use.
-  if (error.code === 'auth.unauthenticated') headers['www-authenticate'] = 'Bearer realm="sculptor"';
+  // RFC 6750 §3: a 401 names the scheme the caller should use; a 403 says what falls short.
+  const challenge = bearerChallenge(error);
+  if (challenge) headers['www-authenticate'] = challenge;
   return headers;
 }

@@ -1,0 +1,132 @@
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+
+/**
+ * The Redis deployments a `REDIS_URL` can name (issue #20):
+ *
+ * - one node: `redis://[user:password@]host:port[/db]`, `rediss://` for TLS (ioredis's own form);
+ * - Sentinel: `redis+sentinel://[user:password@]host:port[,host:port…]/<master name>[?…]`, or
+ *   `rediss+sentinel://` for TLS to the data nodes; the user and password are the data nodes';
+ *   `sentinelPassword` (and `sentinelUsername`) in the query authenticate to the sentinels,
+ *   `db` selects a database;
+ * - Cluster: `redis-cluster://[user:password@]host:port[,host:port…]` (seed nodes; the rest are
+ *   discovered), or `rediss-cluster://` for TLS.
+ *
+ * Every form keeps the same bounded per-node settings (`redisOptions`), so Redis trouble stays a
+ * fast miss whatever the deployment. Every key the gateway uses is a single key per command, so
+ * nothing needs a hash tag to stay in one Cluster slot.
+ */
+export type RedisClient = Redis | Cluster;
+
+export type RedisDeployment =
+  | { kind: 'node'; url: string }
+  | {
+      kind: 'sentinel';
+      sentinels: Array<{ host: string; port: number }>;
+      name: string;
+      tls: boolean;
+      username?: string;
+      password?: string;
+      sentinelUsername?: string;
+      sentinelPassword?: string;
+      db?: number;
+    }
+  | {
+      kind: 'cluster';
+      nodes: Array<{ host: string; port: number }>;
+      tls: boolean;
+      username?: string;
+      password?: string;
+    };
+
+const SCHEME = /^(rediss?)(\+sentinel|-cluster)?:\/\//i;
+
+/** Whether `url` is one of the forms above (for settings validation). */
+export function isRedisUrl(url: string): boolean {
+  return SCHEME.test(url);
+}
+
+/** Parses a REDIS_URL; throws a message naming the expected form when it is not one. */
+export function parseRedisUrl(url: string): RedisDeployment {
+  const scheme = SCHEME.exec(url);
+  if (!scheme)
+    throw new Error('REDIS_URL must start with redis://, rediss://, redis+sentinel:// or redis-cluster://.');
+  const tls = scheme[1]!.toLowerCase() === 'rediss';
+  const variant = scheme[2]?.toLowerCase();
+  if (!variant) return { kind: 'node', url };
+  // Several host:port pairs are not a URL authority: split them off before URL parsing.
+  const rest = url.slice(scheme[0].length);
+  const at = rest.lastIndexOf('@', rest.search(/[/?]|$/));
+  const userinfo = at >= 0 ? rest.slice(0, at) : '';
+  const afterUser = at >= 0 ? rest.slice(at + 1) : rest;
+  const hostsEnd = afterUser.search(/[/?]|$/);
+  const hosts = afterUser
+    .slice(0, hostsEnd)
+    .split(',')
+    .map((pair) => {
+      const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(pair.trim());
+      if (!m) throw new Error(`REDIS_URL: '${pair}' is not host:port.`);
+      return { host: m[1]!.replace(/^\[|\]$/g, ''), port: Number(m[2]) };
+    });
+  const tail = new URL(`http://x${afterUser.slice(hostsEnd)}`);
+  const [rawUser, ...rawPassword] = userinfo.split(':');
+  const credentials = {
+    ...(rawUser ? { username: decodeURIComponent(rawUser) } : {}),
+    ...(rawPassword.length > 0 ? { password: decodeURIComponent(rawPassword.join(':')) } : {}),
+  };
+  if (variant === '-cluster') return { kind: 'cluster', nodes: hosts, tls, ...credentials };
+  const name = decodeURIComponent(tail.pathname.replace(/^\//, ''));
+  if (!name)
+    throw new Error(
+      'REDIS_URL: a Sentinel URL names its master after the hosts, e.g. redis+sentinel://s1:26379,s2:26379/mymaster.',
+    );
+  const query = tail.searchParams;
+  const db = query.get('db');
+  return {
+    kind: 'sentinel',
+    sentinels: hosts,
+    name,
+    tls,
+    ...credentials,
+    ...(query.get('sentinelUsername') ? { sentinelUsername: query.get('sentinelUsername')! } : {}),
+    ...(query.get('sentinelPassword') ? { sentinelPassword: query.get('sentinelPassword')! } : {}),
+    ...(db !== null ? { db: Number(db) } : {}),
+  };
+}
+
+/** Connects to the deployment `url` names, every node with `options`. */
+export function connectRedis(url: string, options: RedisOptions): RedisClient {
+  const deployment = parseRedisUrl(url);
+  if (deployment.kind === 'node') return new Redis(url, options);
+  const auth = {
+    ...(deployment.username ? { username: deployment.username } : {}),
+    ...(deployment.password ? { password: deployment.password } : {}),
+  };
+  if (deployment.kind === 'sentinel') {
+    return new Redis({
+      ...options,
+      ...auth,
+      sentinels: deployment.sentinels,
+      name: deployment.name,
+      ...(deployment.sentinelUsername ? { sentinelUsername: deployment.sentinelUsername } : {}),
+      ...(deployment.sentinelPassword ? { sentinelPassword: deployment.sentinelPassword } : {}),
+      ...(deployment.db !== undefined ? { db: deployment.db } : {}),
+      ...(deployment.tls ? { tls: {}, enableTLSForSentinelMode: true } : {}),
+      // A sentinel that does not answer is skipped quickly for the next.
+      sentinelRetryStrategy: (attempt: number) => Math.min(2000, 50 * 2 ** attempt),
+      // After a failover, reconnect to the new primary instead of erroring on READONLY.
+      reconnectOnError: (err: Error) => /READONLY/.test(err.message),
+    });
+  }
+  const { retryStrategy, enableOfflineQueue, ...nodeOptions } = options;
+  return new Cluster(deployment.nodes, {
+    redisOptions: { ...nodeOptions, ...auth, ...(deployment.tls ? { tls: {} } : {}) },
+    enableOfflineQueue: enableOfflineQueue ?? false,
+    enableReadyCheck: true,
+    clusterRetryStrategy: retryStrategy ? (attempt: number) => retryStrategy(attempt) ?? 1000 : undefined,
+    // A moved slot (failover, resharding) is followed at once; the slots are refreshed meanwhile.
+    maxRedirections: 4,
+    retryDelayOnFailover: 100,
+    retryDelayOnClusterDown: 100,
+    slotsRefreshTimeout: 1000,
+  });
+}

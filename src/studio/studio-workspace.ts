@@ -1,0 +1,477 @@
+import { randomBytes } from 'node:crypto';
+import { watch } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parseDocument, stringify } from 'yaml';
+import { StepCache } from '../cache/step-cache.ts';
+import { createMemoryStore } from '../cache/memory-store.ts';
+import type { CompiledTool } from '../compile/compile-tool.ts';
+import { compileExpression } from '../compile/compile-expression.ts';
+import { checkSculpts } from '../designer/check-sculpts.ts';
+import { displayPath } from '../designer/findings.ts';
+import { EXPORT_FORMATS, exportTools } from '../designer/provider-exports.ts';
+import { diffSignatures, formatDiff } from '../designer/signature-diff.ts';
+import { createEngine, type InvocationReport } from '../engine/invoke-tool.ts';
+import { type SculptorError, toSculptorError } from '../errors/sculptor-error.ts';
+import { type BackendClient, type BackendRequest, createBackendClient } from '../http/backend-client.ts';
+import { withResilience } from '../http/resilient-sender.ts';
+import { loadRecordings, type ReplayServer, startReplayServer } from '../replay/index.ts';
+import { backendSecrets } from '../telemetry/redactor.ts';
+import { invocationBody, rebaseTools } from '../testing/index.ts';
+import { TEST_SUFFIX } from '../testing/sculpt-test-file.ts';
+
+/**
+ * What the Studio shows of a sculpt folder (issue #17): its tools, every finding of
+ * `sculptor check` (recomputed when a file changes), how each tool looks to every consumer,
+ * and invocations run against recordings or the live backends with a per-step trace kept for
+ * the mapping playground and for saving as a test. One workspace per Studio server.
+ */
+export interface StepTrace {
+  id: string;
+  backend: string;
+  operation: string;
+  outcome: string;
+  cache: string;
+  status?: number;
+  durationMs: number;
+  startMs: number;
+  errorCode?: string;
+  /** The request as sent, credentials and configured secrets masked. */
+  request?: { method: string; url: string; headers: Record<string, string>; body?: unknown };
+  /** The backend's answer (not on a cache hit). */
+  response?: { status: number; contentType: string; bytes: number; body: unknown };
+  /** The step's value after its `result` projection (what later steps and the output read). */
+  result?: unknown;
+}
+
+export interface RunRecord {
+  id: string;
+  tool: string;
+  version: number;
+  inputs: Record<string, unknown>;
+  mode: 'recordings' | 'live';
+  outputs?: Record<string, unknown>;
+  error?: { code: string; message: string };
+  durationMs: number;
+  steps: StepTrace[];
+  /** Every backend request the run's steps built, cache hit or not: a cold run makes them all. */
+  requests: BackendRequest[];
+}
+
+interface Exchange {
+  request: BackendRequest;
+  status: number;
+  contentType: string;
+  body: unknown;
+}
+
+const exchangeKey = (request: BackendRequest) => `${request.method} ${request.url}`;
+
+export interface WorkspaceOptions {
+  dir: string;
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Recordings to run against by default (a folder or file), resolved against the sculpt folder. */
+  recordings?: string;
+  onChange?: () => void;
+}
+
+const MAX_RUNS = 50;
+const MASK = '•••';
+
+export async function openWorkspace(options: WorkspaceOptions) {
+  const dir = path.resolve(options.dir);
+  const env = options.env ?? process.env;
+  let check = await checkSculpts(dir, env);
+  let generation = 1;
+  const runs = new Map<string, RunRecord>();
+  // What the backends answered, by request: a run whose steps hit the cache saves the answers
+  // the cache was filled from, so its test passes cold.
+  const answered = new Map<string, Exchange>();
+  const client: BackendClient = createBackendClient();
+  const cacheSecret = randomBytes(16).toString('hex');
+  const cache = new StepCache(createMemoryStore(), { secret: cacheSecret });
+
+  const tools = (): CompiledTool[] => check.tools ?? [];
+  // One replay server per recordings folder, kept (so a second run hits the step cache: its
+  // keys include the backend origin), and started again after files change.
+  const replays = new Map<string, { generation: number; server: Promise<ReplayServer> }>();
+  const replayFor = async (recordings: string): Promise<ReplayServer> => {
+    const kept = replays.get(recordings);
+    if (kept?.generation === generation) return kept.server;
+    if (kept) void kept.server.then((s) => s.close());
+    const server = loadRecordings([recordings]).then((exchanges) =>
+      startReplayServer(exchanges, { host: '127.0.0.1', port: 0 }),
+    );
+    replays.set(recordings, { generation, server });
+    return server;
+  };
+  const find = (name: string, version?: number): CompiledTool | undefined => {
+    const all = tools().filter((t) => t.signature.name === name);
+    if (version !== undefined) return all.find((t) => t.signature.version === version);
+    return all.reduce<CompiledTool | undefined>(
+      (a, b) => (!a || b.signature.version > a.signature.version ? b : a),
+      undefined,
+    );
+  };
+
+  // Recompiled on every save, as `serve --watch` does; a broken edit shows its errors.
+  let timer: NodeJS.Timeout | undefined;
+  const watcher = watch(dir, { recursive: true }, (_event, file) => {
+    if (!file || !/\.(ya?ml|json)$/.test(String(file))) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      void checkSculpts(dir, env).then((next) => {
+        check = next.tools ? next : { ...next, tools: check.tools };
+        generation++;
+        options.onChange?.();
+      });
+    }, 150);
+  });
+
+  const secrets = (): string[] =>
+    [...new Set(tools().flatMap((t) => t.steps.flatMap((s) => backendSecrets(s.backend))))].filter(
+      (s) => s.length >= 4,
+    );
+  const mask = (text: string): string => secrets().reduce((t, s) => t.split(s).join(MASK), text);
+
+  return {
+    dir,
+    generation: () => generation,
+
+    catalog() {
+      const byName = new Map<string, CompiledTool[]>();
+      for (const t of tools()) byName.set(t.signature.name, [...(byName.get(t.signature.name) ?? []), t]);
+      return {
+        dir: displayPath(dir),
+        generation,
+        tools: [...byName.entries()]
+          .sort(([a], [b]) => (a < b ? -1 : 1))
+          .map(([name, versions]) => ({
+            name,
+            description: versions.at(-1)?.signature.description,
+            versions: versions.map((v) => v.signature.version).sort((a, b) => a - b),
+            file: displayPath(versions.at(-1)!.file),
+          })),
+        findings: check.findings.map((f) => ({
+          severity: f.severity,
+          code: f.error.code,
+          message: f.error.message,
+          file: f.error.at ? displayPath(f.error.at.file) : undefined,
+          line: f.error.at?.line,
+          column: f.error.at?.column,
+        })),
+        compiled: check.tools !== undefined,
+      };
+    },
+
+    /** The tool as each consumer receives it, with its size and whatever a provider refuses. */
+    views(name: string, version?: number) {
+      const tool = find(name, version);
+      if (!tool) return undefined;
+      const views: Array<{ consumer: string; text?: string; problem?: string }> = [
+        { consumer: 'A2T', text: JSON.stringify(tool.signature, null, 2) },
+      ];
+      for (const format of EXPORT_FORMATS) {
+        try {
+          const exported = exportTools([tool], format, {
+            tool: name,
+            version: tool.signature.version,
+            root: dir,
+          });
+          views.push({ consumer: format, text: JSON.stringify(exported, null, 2) });
+        } catch (err) {
+          views.push({ consumer: format, problem: (err as Error).message });
+        }
+      }
+      return {
+        name,
+        version: tool.signature.version,
+        signature: tool.signature,
+        steps: tool.steps.map((s) => ({ id: s.id, operation: s.operationRef, backend: s.backend.name })),
+        output: tool.output.source,
+        stepExpressions: Object.fromEntries(
+          tool.steps.map((s) => [s.id, { params: s.params?.source, result: s.result?.source }]),
+        ),
+        views: views.map((v) => ({
+          ...v,
+          characters: v.text?.length ?? 0,
+          // The usual rule of thumb for English and JSON: about four characters a token.
+          tokens: Math.ceil((v.text?.length ?? 0) / 4),
+        })),
+      };
+    },
+
+    diff(name: string, from: number, to: number) {
+      const a = find(name, from);
+      const b = find(name, to);
+      if (!a || !b) return undefined;
+      const diff = diffSignatures(a, b);
+      return { ...diff, text: formatDiff(diff, (f) => displayPath(f)) };
+    },
+
+    async run(
+      name: string,
+      version: number | undefined,
+      inputs: Record<string, unknown>,
+      mode: 'recordings' | 'live',
+    ) {
+      const tool = find(name, version);
+      if (!tool) throw new Error(`There is no tool '${name}'${version ? ` version ${version}` : ''}.`);
+      let target = tool;
+      if (mode === 'recordings') {
+        const recordings = path.resolve(
+          dir,
+          options.recordings ?? path.join(path.dirname(tool.file), 'recordings'),
+        );
+        target = rebaseTools([tool], (await replayFor(recordings)).url)[0]!;
+      }
+      const steps = new Map<string, StepTrace>();
+      const pending = new Map<string, BackendRequest>();
+      const started = performance.now();
+      const engine = createEngine({
+        sender: withResilience(client),
+        cache,
+        cacheSecret,
+        allowPrivateEgress: mode === 'recordings',
+        debug: {
+          request: (id, request) => pending.set(id, request),
+          result: (id, value) => {
+            stepOf(steps, id).result = value;
+          },
+          response: (id, response, sent) => {
+            const request = pending.get(id);
+            // What the page shows never carries a secret the call held, even echoed back (#13 F5).
+            const shown = maskValue(response.body, [...sent]);
+            if (request) {
+              answered.set(exchangeKey(request), {
+                request,
+                status: response.status,
+                contentType: response.contentType,
+                body: response.body,
+              });
+            }
+            const step = stepOf(steps, id);
+            step.response = {
+              status: response.status,
+              contentType: response.contentType,
+              bytes: response.bytes,
+              body: shown,
+            };
+          },
+        },
+      });
+      let report: InvocationReport | undefined;
+      const record: RunRecord = {
+        id: randomBytes(6).toString('hex'),
+        tool: name,
+        version: tool.signature.version,
+        inputs,
+        mode,
+        durationMs: 0,
+        steps: [],
+        requests: [],
+      };
+      try {
+        const result = await engine.invoke(target, invocationBody(name, inputs), {
+          onReport: (r) => {
+            report = r;
+          },
+        });
+        record.outputs = Object.fromEntries(result.output_parameters.map((o) => [o.name, o.value]));
+      } catch (err) {
+        const error: SculptorError = toSculptorError(err);
+        record.error = { code: error.code, message: error.message };
+      }
+      record.durationMs = performance.now() - started;
+      // The report's steps, in the order they ran, with what the hooks saw; secrets masked.
+      let at = 0;
+      for (const s of report?.steps ?? []) {
+        const step = stepOf(steps, s.id);
+        const request = pending.get(s.id);
+        Object.assign(step, {
+          backend: s.backend,
+          operation: s.operation,
+          outcome: s.outcome,
+          cache: s.cache,
+          durationMs: s.durationMs,
+          startMs: at,
+          ...(s.status !== undefined ? { status: s.status } : {}),
+          ...(s.errorCode ? { errorCode: s.errorCode } : {}),
+          ...(request
+            ? {
+                request: JSON.parse(
+                  mask(
+                    JSON.stringify({
+                      method: request.method,
+                      url: request.url,
+                      headers: request.headers,
+                      body: request.body,
+                    }),
+                  ),
+                ),
+              }
+            : {}),
+        });
+        at += s.durationMs;
+        record.steps.push(step);
+      }
+      if (record.steps.length > 0 && !report) record.steps = [...steps.values()];
+      runs.set(record.id, record);
+      if (runs.size > MAX_RUNS) runs.delete(runs.keys().next().value!);
+      record.requests = record.steps.flatMap((s) => pending.get(s.id) ?? []);
+      return { ...record, requests: undefined };
+    },
+
+    /** Evaluates an edited expression against a run's values: the output, or a step's result. */
+    async evaluate(runId: string, target: string, source: string) {
+      const run = runs.get(runId);
+      if (!run)
+        return { error: { message: 'Run the tool first: the playground evaluates against its last run.' } };
+      try {
+        const compiled = compileExpression(source, (offset) => ({
+          file: '(playground)',
+          line: 1,
+          column: offset + 1,
+        }));
+        const stepValues = Object.fromEntries(run.steps.map((s) => [s.id, s.result]));
+        if (target === 'output') {
+          return {
+            value: await compiled.evaluate(run.inputs, { inputs: run.inputs, steps: stepValues, caller: {} }),
+          };
+        }
+        const step = run.steps.find((s) => `step:${s.id}` === target);
+        if (!step?.response) return { error: { message: `The run has no answer for ${target}.` } };
+        return {
+          value: await compiled.evaluate(step.response.body, {
+            inputs: run.inputs,
+            steps: stepValues,
+            caller: {},
+          }),
+        };
+      } catch (err) {
+        const e = toSculptorError(err) as SculptorError & { at?: { column: number } };
+        const jsonata = err as { code?: string; message?: string; position?: number };
+        return {
+          error: {
+            code: e.code === 'internal' ? (jsonata.code ?? 'error') : e.code,
+            message: e.code === 'internal' ? (jsonata.message ?? String(err)) : e.message,
+            column: e.at?.column ?? jsonata.position,
+          },
+        };
+      }
+    },
+
+    /** A run becomes a case of `<tool>.test.yaml` beside its sculpt, and its exchanges a HAR file. */
+    async saveTest(runId: string, caseName: string) {
+      const run = runs.get(runId);
+      if (!run) throw new Error('Run the tool first: a test is saved from a run.');
+      const tool = find(run.tool, run.version)!;
+      const folder = path.dirname(tool.file);
+      const recordingsDir = path.join(folder, 'recordings', 'studio');
+      await mkdir(recordingsDir, { recursive: true });
+      const harFile = path.join(recordingsDir, `${run.tool}-${run.id}.har`);
+      const exchanges = run.requests.flatMap((r) => answered.get(exchangeKey(r)) ?? []);
+      await writeFile(harFile, `${JSON.stringify(toHar(run, exchanges), null, 2)}\n`);
+      const testFile = path.join(folder, `${run.tool}${TEST_SUFFIX}`);
+      const relativeHar = path.relative(folder, harFile).split(path.sep).join('/');
+      const testCase = {
+        name: caseName,
+        version: run.version,
+        inputs: run.inputs,
+        expect: run.outputs ? { outputs: run.outputs } : { error: run.error!.code },
+        calls: run.requests.map((r) => `${r.method} ${pathOf(r.url)}`),
+      };
+      let text: string;
+      try {
+        const doc = parseDocument(await readFile(testFile, 'utf8'));
+        const recordings = (
+          doc.get('recordings') as { items?: Array<{ value?: unknown }> } | undefined
+        )?.items?.map((i) => String(i.value ?? i));
+        if (!recordings?.includes(relativeHar)) doc.addIn(['recordings'], relativeHar);
+        doc.addIn(['cases'], doc.createNode(testCase));
+        text = doc.toString();
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+        text = stringify({ tool: run.tool, recordings: [relativeHar], cases: [testCase] });
+      }
+      await writeFile(testFile, text);
+      return { testFile: displayPath(testFile), recording: displayPath(harFile) };
+    },
+
+    async close() {
+      clearTimeout(timer);
+      watcher.close();
+      await Promise.all(
+        [...replays.values()].map(async (r) => (await r.server.catch(() => undefined))?.close()),
+      );
+      await client.close();
+    },
+  };
+}
+
+export type Workspace = Awaited<ReturnType<typeof openWorkspace>>;
+
+function maskValue(value: unknown, secrets: string[]): unknown {
+  if (value === undefined || secrets.length === 0) return value;
+  const text = JSON.stringify(value);
+  const masked = secrets
+    .filter((s) => s.length >= 4)
+    .reduce((t, s) => t.split(JSON.stringify(s).slice(1, -1)).join(MASK), text);
+  return masked === text ? value : JSON.parse(masked);
+}
+
+function stepOf(steps: Map<string, StepTrace>, id: string): StepTrace {
+  let step = steps.get(id);
+  if (!step) {
+    step = { id, backend: '', operation: '', outcome: 'not_run', cache: 'off', durationMs: 0, startMs: 0 };
+    steps.set(id, step);
+  }
+  return step;
+}
+
+function pathOf(url: string): string {
+  const u = new URL(url);
+  return `${u.pathname}${u.search}`;
+}
+
+/** HAR 1.2, as `src/replay` reads it: what the run's backends answered, credentials left out. */
+function toHar(run: RunRecord, exchanges: Exchange[]) {
+  return {
+    log: {
+      version: '1.2',
+      creator: { name: 'sculptor studio', version: '1' },
+      comment: `Recorded by the Studio from a ${run.mode} run of ${run.tool} v${run.version}.`,
+      entries: exchanges.map((e) => ({
+        startedDateTime: new Date().toISOString(),
+        time: 0,
+        request: {
+          method: e.request.method,
+          url: e.request.url,
+          httpVersion: 'HTTP/1.1',
+          headers: [],
+          queryString: [],
+          cookies: [],
+          headersSize: -1,
+          bodySize: -1,
+        },
+        response: {
+          status: e.status,
+          statusText: '',
+          httpVersion: 'HTTP/1.1',
+          headers: [{ name: 'content-type', value: e.contentType || 'application/json' }],
+          cookies: [],
+          content: {
+            size: -1,
+            mimeType: e.contentType || 'application/json',
+            text: typeof e.body === 'string' ? e.body : JSON.stringify(e.body ?? null),
+          },
+          redirectURL: '',
+          headersSize: -1,
+          bodySize: -1,
+        },
+        cache: {},
+        timings: { send: 0, wait: 0, receive: 0 },
+      })),
+    },
+  };
+}

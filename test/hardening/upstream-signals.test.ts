@@ -1,0 +1,100 @@
+/**
+ * Issue #13, the smaller findings about who is blamed for what, over real HTTP (the gateway
+ * and the fault backend on loopback): a caller hanging up is not the backend's timeout; a bad
+ * value a backend answered is not the caller's invalid input; a backend's Retry-After reaches
+ * the caller.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toolIdFor } from '../../src/compile/tool-signature.ts';
+import { type FaultBackend, startFaultBackend } from '../http/fault-backend.ts';
+import { invoke, startTestGateway } from '../support/start-test-gateway.ts';
+import { rawClient } from './raw-http.ts';
+
+const SCULPTS = 'test/hardening/fixtures/sculpts';
+let fault: FaultBackend;
+let faulty: FaultBackend;
+let gateway: Awaited<ReturnType<typeof startTestGateway>>;
+
+beforeAll(async () => {
+  [fault, faulty] = await Promise.all([startFaultBackend(), startFaultBackend()]);
+  gateway = await startTestGateway(SCULPTS, {
+    FAULT_URL: fault.origin,
+    HOSTILE_URL: fault.origin,
+    FAULTY_URL: faulty.origin,
+    KEYED_TOKEN: 'unused-token',
+  });
+});
+afterAll(async () => {
+  await gateway?.close();
+  await Promise.all([fault?.close(), faulty?.close()]);
+});
+
+const body = (name: string, params: Record<string, unknown>) => ({
+  name,
+  input_parameters: Object.entries(params).map(([n, value]) => ({ name: n, value })),
+});
+const call = (name: string, params: Record<string, unknown>) =>
+  invoke(gateway.url, `/tools/${toolIdFor(name)}:invoke`, body(name, params));
+
+async function until<T>(what: string, check: () => T | undefined, timeoutMs = 5000): Promise<T> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const value = check();
+    if (value !== undefined) return value;
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('a caller hanging up', () => {
+  it('is reported and counted as request.cancelled, not upstream.timeout; the backend call is abandoned', async () => {
+    const before = gateway.reports.length;
+    const sent = fault.requests.length;
+    const text = JSON.stringify(body('delayed_json', { ms: 1000 }));
+    const client = rawClient(gateway.url, (socket) =>
+      socket.write(
+        `POST /tools/${toolIdFor('delayed_json')}:invoke HTTP/1.1\r\nHost: gateway\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
+      ),
+    );
+    const request = await until('the call at the backend', () => fault.requests[sent]);
+    client.socket.destroy();
+    await client.closed;
+    const report = await until('the invocation report', () => gateway.reports[before]);
+    expect(report.outcome).toBe('request.cancelled');
+    // The gateway let go of the backend call rather than waiting out its second.
+    const closedAt = await request.socketClosed;
+    expect(closedAt - request.receivedAt).toBeLessThan(1000);
+    const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+    expect(metrics).toMatch(/sculptor_invocations_total\{[^}]*outcome="request\.cancelled"[^}]*\} 1/);
+    expect(metrics).not.toMatch(
+      /sculptor_invocations_total\{[^}]*tool="delayed_json"[^}]*outcome="upstream\.timeout"/,
+    );
+  });
+});
+
+describe('a bad path value', () => {
+  it('built from a backend answer is an upstream error (502), not the caller’s input.invalid', async () => {
+    const res = await call('chained_next', { id: 'abc' });
+    expect([res.status, res.body.code]).toEqual([502, 'upstream.invalid_response']);
+    expect(String(res.body.detail)).toMatch(/step 'second'.*mode/i);
+  });
+
+  it('the caller sent is still input.invalid (400), even in a step that reads another', async () => {
+    const res = await call('chained_next', { id: 'abc', mode: 'a/b' });
+    expect([res.status, res.body.code]).toEqual([400, 'input.invalid']);
+    expect(res.body.problems).toEqual([{ parameter: 'mode', reason: expect.any(String) }]);
+  });
+});
+
+describe("a backend's Retry-After", () => {
+  it.each([
+    [429, 'upstream.rate_limited'],
+    [503, 'upstream.unavailable'],
+  ])('on a %i reaches the caller with %s', async (code, errorCode) => {
+    const res = await call('faulty_status', { code });
+    expect([res.status, res.body.code]).toEqual([503, errorCode]);
+    // The fault backend answers Retry-After: 2.
+    expect(res.headers.get('retry-after')).toBe('2');
+  });
+});

@@ -98,10 +98,11 @@ export async function invokeCommand({ values, positionals }: ParsedArgs): Promis
     ...(debug ? { debug } : {}),
   });
   let report: InvocationReport | undefined;
-  const body = { name, input_parameters: Object.entries(inputs).map(([n, value]) => ({ name: n, value })) };
   try {
-    const result = await engine.invoke(tool, body, { onReport: (r) => (report = r) });
-    process.stdout.write(`${redactor.redact(JSON.stringify(result, null, 2))}\n`);
+    const result = await engine.invoke(tool, inputs, { onReport: (r) => (report = r) });
+    // Printed as the A2T answer a designer compares with what the gateway serves.
+    const answer = { output_parameters: result.outputs };
+    process.stdout.write(`${redactor.redact(JSON.stringify(answer, null, 2))}\n`);
     return 0;
   } catch (err) {
     const error = toSculptorError(err);

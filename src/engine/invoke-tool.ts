@@ -16,7 +16,7 @@ import {
   type StepDebugHook,
   type StepReport,
 } from './run-step.ts';
-import { validateInvocation } from './validate-invocation.ts';
+import { type ToolArguments, validateArguments } from './validate-arguments.ts';
 
 export interface EngineOptions {
   sender: BackendSender;
@@ -37,8 +37,9 @@ export interface EngineOptions {
 /** The default work budget: 8 steps may each retry, but 20 calls in all (RELIABILITY C9). */
 export const MAX_BACKEND_CALLS = 20;
 
+/** A tool's outputs, declared ones only, in signature order; each face gives them its own shape. */
 export interface InvocationResult {
-  output_parameters: OutputValue[];
+  outputs: OutputValue[];
 }
 
 /** Everything known about one invocation, for telemetry and logs; never holds values. */
@@ -58,7 +59,8 @@ export interface InvokeOptions {
 }
 
 export interface Engine {
-  invoke(tool: CompiledTool, body: unknown, options?: InvokeOptions): Promise<InvocationResult>;
+  /** Runs one invocation of `tool` with named arguments (see validateArguments). */
+  invoke(tool: CompiledTool, args: ToolArguments, options?: InvokeOptions): Promise<InvocationResult>;
 }
 
 /**
@@ -69,7 +71,7 @@ export interface Engine {
 export function createEngine(options: EngineOptions): Engine {
   const tokens = options.tokens ?? createTokenSource({ secret: options.cacheSecret });
   return {
-    async invoke(tool, body, { signal, onReport, caller = DEFAULT_CALLER } = {}) {
+    async invoke(tool, args, { signal, onReport, caller = DEFAULT_CALLER } = {}) {
       const started = performance.now();
       const reports: StepReport[] = [];
       const finish = (outcome: string) =>
@@ -97,7 +99,7 @@ export function createEngine(options: EngineOptions): Engine {
       const stopped = (err: unknown): unknown =>
         deadlineHit ? deadlineError(tool) : callerLeft ? cancelledError(signal?.reason) : err;
       try {
-        const inputs = validateInvocation(tool, body);
+        const inputs = validateArguments(tool, args);
         timer = setTimeout(() => {
           deadlineHit = true;
           abort.abort(new DOMException('The invocation deadline passed.', 'TimeoutError'));
@@ -183,7 +185,7 @@ export function createEngine(options: EngineOptions): Engine {
         }
         const outputs = checkOutput(tool, projected);
         refuseEchoedSecrets(outputs, ctx.secrets);
-        const result = { output_parameters: outputs };
+        const result = { outputs };
         finish('ok');
         return result;
       } catch (err) {

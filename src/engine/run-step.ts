@@ -15,7 +15,7 @@ import {
   withCredentials,
 } from './attach-credentials.ts';
 import { type EchoWatch, watchSecrets } from './echoed-secrets.ts';
-import type { ToolInputs } from './validate-invocation.ts';
+import type { ToolInputs } from './validate-arguments.ts';
 
 /** What the engine needs from an HTTP client (the real one is src/http). */
 export interface BackendSender {

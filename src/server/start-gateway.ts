@@ -350,7 +350,7 @@ function drainable(engine: Engine, drain: AbortSignal): Engine {
     for (const controller of inFlight) controller.abort(drain.reason);
   });
   return {
-    async invoke(tool, body, options = {}) {
+    async invoke(tool, args, options = {}) {
       const controller = new AbortController();
       const outer = options.signal;
       const forward = () => controller.abort(outer?.reason);
@@ -359,7 +359,7 @@ function drainable(engine: Engine, drain: AbortSignal): Engine {
       else outer?.addEventListener('abort', forward, { once: true });
       inFlight.add(controller);
       try {
-        return await engine.invoke(tool, body, { ...options, signal: controller.signal });
+        return await engine.invoke(tool, args, { ...options, signal: controller.signal });
       } catch (err) {
         if (drain.aborted) {
           throw new SculptorError('gateway.draining', 'The gateway is shutting down; retry.', { cause: err });

@@ -17,7 +17,7 @@ import { type BackendClient, type BackendRequest, createBackendClient } from '..
 import { withResilience } from '../http/resilient-sender.ts';
 import { loadRecordings, type ReplayServer, startReplayServer } from '../replay/index.ts';
 import { backendSecrets } from '../telemetry/redactor.ts';
-import { invocationBody, rebaseTools } from '../testing/index.ts';
+import { rebaseTools } from '../testing/index.ts';
 import { TEST_SUFFIX } from '../testing/sculpt-test-file.ts';
 
 /**
@@ -272,12 +272,12 @@ export async function openWorkspace(options: WorkspaceOptions) {
         requests: [],
       };
       try {
-        const result = await engine.invoke(target, invocationBody(name, inputs), {
+        const result = await engine.invoke(target, inputs, {
           onReport: (r) => {
             report = r;
           },
         });
-        record.outputs = Object.fromEntries(result.output_parameters.map((o) => [o.name, o.value]));
+        record.outputs = Object.fromEntries(result.outputs.map((o) => [o.name, o.value]));
       } catch (err) {
         const error: SculptorError = toSculptorError(err);
         record.error = { code: error.code, message: error.message };

@@ -8,6 +8,7 @@ import { type Span, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import type { CompiledTool } from '../compile/compile-tool.ts';
 import type { Engine, InvocationReport, InvocationResult, InvokeOptions } from '../engine/invoke-tool.ts';
+import type { ToolArguments } from '../engine/validate-arguments.ts';
 import { toSculptorError } from '../errors/sculptor-error.ts';
 import type { GatewayMetrics } from './metrics.ts';
 import { ATTR, tracer, tracingActive } from './tracing.ts';
@@ -21,7 +22,7 @@ export function instrumentEngine(engine: Engine, { metrics, logger }: Instrument
   /** Runs the invocation, then records its metrics, its span's outcome (when traced) and its log line. */
   const run = async (
     tool: CompiledTool,
-    body: unknown,
+    args: ToolArguments,
     options: InvokeOptions,
     callId: string | undefined,
     span: Span | undefined,
@@ -31,7 +32,7 @@ export function instrumentEngine(engine: Engine, { metrics, logger }: Instrument
     let outcome = 'ok';
     metrics?.inFlight.inc();
     try {
-      return await engine.invoke(tool, body, {
+      return await engine.invoke(tool, args, {
         ...options,
         onReport: (r) => {
           report = r;
@@ -98,9 +99,9 @@ export function instrumentEngine(engine: Engine, { metrics, logger }: Instrument
   };
 
   return {
-    invoke(tool, body, options = {}) {
+    invoke(tool, args, options = {}) {
       // No SDK: no span (see tracingActive); the call id then only goes into the log line.
-      if (!tracingActive()) return run(tool, body, options, logger ? randomUUID() : undefined, undefined);
+      if (!tracingActive()) return run(tool, args, options, logger ? randomUUID() : undefined, undefined);
       const { name, version, toolId } = tool.signature;
       const callId = randomUUID();
       return tracer().startActiveSpan(
@@ -116,7 +117,7 @@ export function instrumentEngine(engine: Engine, { metrics, logger }: Instrument
             [ATTR.toolVersion]: version,
           },
         },
-        (span) => run(tool, body, options, callId, span),
+        (span) => run(tool, args, options, callId, span),
       );
     },
   };

@@ -294,13 +294,13 @@ async function runCase(
   });
   const before = replay.requests.length;
   try {
-    const answer = await engine.invoke(tool, invocationBody(test.tool, testCase.inputs), {
+    const answer = await engine.invoke(tool, testCase.inputs, {
       onReport: (report) => {
         result.report = report;
       },
     });
     result.actual = {
-      outputs: Object.fromEntries(answer.output_parameters.map((p) => [p.name, p.value])),
+      outputs: Object.fromEntries(answer.outputs.map((p) => [p.name, p.value])),
     };
   } catch (err) {
     const error = toSculptorError(err);

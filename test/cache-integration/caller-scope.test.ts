@@ -6,7 +6,6 @@ import type { CompiledTool } from '../../src/compile/compile-tool.ts';
 import { toolIdFor } from '../../src/compile/tool-signature.ts';
 import { createEngine, type Engine, type InvocationReport } from '../../src/engine/invoke-tool.ts';
 import { type BackendClient, createBackendClient } from '../../src/http/backend-client.ts';
-import { invocationBody } from '../../src/testing/index.ts';
 import { type LabBackend, labUser, startLabBackend } from '../engine/lab-backend.ts';
 import { invoke, startTestGateway } from '../support/start-test-gateway.ts';
 import {
@@ -60,12 +59,16 @@ describe('caller and shared scope, two credentials, one Redis (engine level)', (
       const call = async (i: number) => {
         let report: InvocationReport | undefined;
         const { engine, tool } = engines[i]!;
-        const result = await engine.invoke(tool, invocationBody('whoami', {}), {
-          onReport: (r) => {
-            report = r;
+        const result = await engine.invoke(
+          tool,
+          {},
+          {
+            onReport: (r) => {
+              report = r;
+            },
           },
-        });
-        return { outputs: result.output_parameters, report: report! };
+        );
+        return { outputs: result.outputs, report: report! };
       };
       const since = lab.requests.length;
 

@@ -152,17 +152,14 @@ describe('initSculpt on one operation', () => {
       cacheSecret: 'x'.repeat(32),
     });
     const answer = await engine.invoke(tools[0]!, {
-      name: 'list_orders_of_shop',
-      input_parameters: [
-        { name: 'status', value: 'ON_HOLD' },
-        { name: 'year', value: 2024 },
-        { name: 'city', value: 'Lyon' },
-      ],
+      status: 'ON_HOLD',
+      year: 2024,
+      city: 'Lyon',
     });
     expect(new URL(sent[0]!.url).searchParams.get('status')).toBe('on-hold');
     expect(sent[0]!.headers['X-Api-Key']).toBe('key-from-env');
     expect(sent[0]!.url).toMatch(/^https:\/\/orders\.example\.com\/v1\/shops\/REPLACE_ME\/orders\?/);
-    expect(answer.output_parameters).toEqual([
+    expect(answer.outputs).toEqual([
       { name: 'name', value: 'Ada' },
       { name: 'status', value: 'on-hold' },
       { name: 'total', value: 1250 },

@@ -6,7 +6,7 @@ import type { CompiledTool } from '../../src/compile/compile-tool.ts';
 import { toolIdFor } from '../../src/compile/tool-signature.ts';
 import { createEngine, type Engine, type InvocationReport } from '../../src/engine/invoke-tool.ts';
 import { type BackendClient, createBackendClient } from '../../src/http/backend-client.ts';
-import { invocationBody, runSculptTests } from '../../src/testing/index.ts';
+import { runSculptTests } from '../../src/testing/index.ts';
 import { invoke, startTestGateway } from '../support/start-test-gateway.ts';
 import { BIG_ID, type LabBackend, startLabBackend } from './lab-backend.ts';
 
@@ -39,13 +39,13 @@ async function run(
 ): Promise<{ outputs: Record<string, unknown>; report: InvocationReport; ms: number }> {
   let report: InvocationReport | undefined;
   const started = performance.now();
-  const result = await e.invoke(tool(name), invocationBody(name, inputs), {
+  const result = await e.invoke(tool(name), inputs, {
     onReport: (r) => {
       report = r;
     },
   });
   return {
-    outputs: Object.fromEntries(result.output_parameters.map((p) => [p.name, p.value])),
+    outputs: Object.fromEntries(result.outputs.map((p) => [p.name, p.value])),
     report: report!,
     ms: performance.now() - started,
   };

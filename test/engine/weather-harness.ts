@@ -9,7 +9,7 @@ import {
   type ReplayServer,
   startReplayServer,
 } from '../../src/replay/index.ts';
-import { invocationBody, replayEnv } from '../../src/testing/index.ts';
+import { replayEnv } from '../../src/testing/index.ts';
 
 export const WEATHER_SCULPTS = 'sculpts/weather';
 export const WEATHER_RECORDINGS = 'sculpts/weather/recordings';
@@ -75,13 +75,13 @@ export async function lookup(
   inputs: Record<string, unknown>,
 ): Promise<{ outputs: Record<string, unknown>; report: InvocationReport }> {
   let report: InvocationReport | undefined;
-  const result = await engine.invoke(tool, invocationBody(tool.signature.name, inputs), {
+  const result = await engine.invoke(tool, inputs, {
     onReport: (r) => {
       report = r;
     },
   });
   return {
-    outputs: Object.fromEntries(result.output_parameters.map((p) => [p.name, p.value])),
+    outputs: Object.fromEntries(result.outputs.map((p) => [p.name, p.value])),
     report: report!,
   };
 }
@@ -94,7 +94,7 @@ export async function lookupError(
 ): Promise<{ error: { code: string; message: string }; report: InvocationReport }> {
   let report: InvocationReport | undefined;
   try {
-    await engine.invoke(tool, invocationBody(tool.signature.name, inputs), {
+    await engine.invoke(tool, inputs, {
       onReport: (r) => {
         report = r;
       },

@@ -16,7 +16,7 @@ import { invoke, startTestGateway } from '../support/start-test-gateway.ts';
 import { toolIdFor } from '../../src/compile/tool-signature.ts';
 
 const SCULPTS = 'test/hardening/fixtures/sculpts';
-const EIGHT = { name: 'eight_calls', input_parameters: [{ name: 'code', value: 503 }] };
+const EIGHT = { code: 503 };
 
 describe('the call budget in the engine, retries included', () => {
   let tool: CompiledTool;

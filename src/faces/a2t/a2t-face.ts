@@ -13,6 +13,7 @@ import { matchRoute, type RouteMatch } from './a2t-routes.ts';
 import { pageOf, parsePageCursor, parsePageLimit } from './paging.ts';
 import { problemBody, problemHeaders } from './problem-details.ts';
 import { rawPath } from './raw-path.ts';
+import { readInvocation } from './read-invocation.ts';
 import { readRequestBody } from './read-request-body.ts';
 
 export const MAX_INVOKE_BODY_BYTES = 64 * 1024;
@@ -74,8 +75,8 @@ export function createA2tFace(options: A2tFaceOptions): Hono {
             : findVersion(catalog, caller, match);
         requireScopes(caller, tool.signature.name);
         await options.quotas?.take(caller.tenant, tool.signature.name);
-        const body = await readJsonBody(c);
-        const result = await options.engine.invoke(tool, body, {
+        const args = readInvocation(tool, await readJsonBody(c));
+        const result = await options.engine.invoke(tool, args, {
           signal: c.req.raw.signal,
           caller: {
             tenant: caller.tenant.name,
@@ -88,7 +89,7 @@ export function createA2tFace(options: A2tFaceOptions): Hono {
           ...(options.onInvocation ? { onReport: options.onInvocation } : {}),
         });
         c.header('cache-control', 'no-store');
-        return c.json(result);
+        return c.json({ output_parameters: result.outputs });
       }
     }
   };

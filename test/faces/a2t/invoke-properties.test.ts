@@ -4,7 +4,8 @@ import { Catalog } from '../../../src/catalog/catalog.ts';
 import { compileSculpts } from '../../../src/compile/compile-sculpts.ts';
 import type { CompiledTool } from '../../../src/compile/compile-tool.ts';
 import { toolIdFor } from '../../../src/compile/tool-signature.ts';
-import { validateInvocation } from '../../../src/engine/validate-invocation.ts';
+import { validateArguments } from '../../../src/engine/validate-arguments.ts';
+import { readInvocation } from '../../../src/faces/a2t/read-invocation.ts';
 import type { InputParameter } from '../../../src/compile/tool-signature.ts';
 import { type PetstoreBackend, startPetstoreBackend } from '../../support/petstore-backend.ts';
 import { startTestGateway } from '../../support/start-test-gateway.ts';
@@ -117,7 +118,7 @@ describe('validation is total (RELIABILITY P2)', () => {
         const body = { name: tool.signature.name, input_parameters: [...others, { name: p.name, value: v }] };
         let accepted = true;
         try {
-          validateInvocation(tool, body);
+          validateArguments(tool, readInvocation(tool, body));
         } catch {
           accepted = false;
         }

@@ -1,9 +1,7 @@
 import type { CompiledTool } from '../compile/compile-tool.ts';
+import { MAX_OUTPUT_BYTES } from '../compile/tool-schema.ts';
 import type { OutputParameter } from '../compile/tool-signature.ts';
 import { SculptorError } from '../errors/sculptor-error.ts';
-
-/** Serialized tool output cap (RELIABILITY B10/G5): an LLM context is not a dump. */
-export const MAX_OUTPUT_BYTES = 32 * 1024;
 
 export interface OutputValue {
   name: string;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { toolEffects } from '../../src/compile/tool-effects.ts';
 import type { ToolSignature } from '../../src/compile/tool-signature.ts';
-import { describe as describeTool, safetySuffix, truncate } from '../../src/designer/provider-exports.ts';
+import { describe as describeTool, safetySuffix, truncate } from '../../src/compile/tool-schema.ts';
 import { signatureHash } from '../../src/designer/signature-lock.ts';
 
 describe('toolEffects', () => {

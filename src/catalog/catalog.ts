@@ -1,5 +1,6 @@
 import type { CompiledTool } from '../compile/compile-tool.ts';
 import { type ToolSignature, toolIdFor } from '../compile/tool-signature.ts';
+import { SculptorError } from '../errors/sculptor-error.ts';
 import { buildGroups, groupIdOf, type ToolGroup } from './tool-groups.ts';
 import { type SearchResult, ToolSearch } from './tool-search.ts';
 
@@ -14,13 +15,27 @@ export interface CatalogTool {
   current: CompiledTool;
 }
 
+/**
+ * Who is asking, as far as the catalog is concerned: any face's caller (see
+ * faces/shared/request-caller.ts). A tool it may not find answers exactly like a missing one
+ * (RELIABILITY D5), on every face.
+ */
+export interface ToolAudience {
+  /** Tools it may look up by id or name (its tenant's). */
+  mayFind(name: string): boolean;
+  /** Tools it may list and search: those it may find and also call (its token's scopes). */
+  mayList(name: string): boolean;
+  /** What its listings are bound to (cursors of one audience mean nothing to another). */
+  key: string;
+}
+
 export interface ToolFilter {
   /** Tools carrying every one of these tags. */
   tags?: string[];
   /** Tools whose current version is this one. */
   version?: number;
-  /** Tools the caller's tenant may use (by name). */
-  allowed?: (name: string) => boolean;
+  /** Only the tools this audience may list. */
+  audience?: ToolAudience;
 }
 
 /**
@@ -115,6 +130,28 @@ export class Catalog {
     return this.#byId.get(toolId);
   }
 
+  /** The tool with this id, if the audience may find it; else `tool.not_found`, as for no tool at all. */
+  find(audience: ToolAudience, toolId: string): CatalogTool {
+    const found = this.#byId.get(toolId);
+    if (!found || !audience.mayFind(found.name)) {
+      throw new SculptorError('tool.not_found', `No tool with id ${toolId}.`);
+    }
+    return found;
+  }
+
+  /** One version of a tool the audience may find; `tool.version_not_found` names the versions there are. */
+  findVersion(audience: ToolAudience, toolId: string, version: number): CompiledTool {
+    const tool = this.find(audience, toolId);
+    const found = tool.versions.find((v) => v.signature.version === version);
+    if (!found) {
+      throw new SculptorError(
+        'tool.version_not_found',
+        `${tool.name} has no version ${version}; versions: ${tool.versions.map((v) => v.signature.version).join(', ')}.`,
+      );
+    }
+    return found;
+  }
+
   version(toolId: string, version: number): CompiledTool | undefined {
     return this.#byId.get(toolId)?.versions.find((v) => v.signature.version === version);
   }
@@ -179,6 +216,6 @@ export class Catalog {
 
 function matchesFilter(tool: CatalogTool, filter: ToolFilter): boolean {
   if (filter.version !== undefined && tool.current.signature.version !== filter.version) return false;
-  if (filter.allowed && !filter.allowed(tool.name)) return false;
+  if (filter.audience && !filter.audience.mayList(tool.name)) return false;
   return (filter.tags ?? []).every((tag) => tool.current.signature.tags.includes(tag));
 }

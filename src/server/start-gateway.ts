@@ -21,7 +21,7 @@ import { createEngine, type Engine, type InvocationReport } from '../engine/invo
 import { SculptLoadError, SculptorError } from '../errors/sculptor-error.ts';
 import { createA2tFace, problem } from '../faces/a2t/a2t-face.ts';
 import { matchRoute } from '../faces/a2t/a2t-routes.ts';
-import { hasDotSegment, rawPath } from '../faces/a2t/raw-path.ts';
+import { hasDotSegment, rawPath } from '../faces/shared/raw-path.ts';
 import { createBackendClient } from '../http/backend-client.ts';
 import { withResilience } from '../http/resilient-sender.ts';
 import { createTokenSource } from '../oauth/token-source.ts';

@@ -89,7 +89,13 @@ describe('groups from folders', () => {
 
 describe('group search', () => {
   const ids = (query: string, allowed?: (name: string) => boolean) =>
-    catalog.searchGroups(query, allowed ? { allowed } : {}, () => true).items.map((g) => g.id);
+    catalog
+      .searchGroups(
+        query,
+        allowed ? { audience: { mayFind: allowed, mayList: allowed, key: 'test' } } : {},
+        () => true,
+      )
+      .items.map((g) => g.id);
 
   it('finds a group by its name first, then by the words of its tools', () => {
     expect(ids('deals')).toEqual(['crm.deals', 'crm']);

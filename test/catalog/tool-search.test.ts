@@ -59,7 +59,9 @@ describe('search ranking cases', () => {
 describe('Catalog.search', () => {
   it('applies the caller scope before ranking: a tool the caller may not use is never found', () => {
     const allowed = (name: string) => name !== 'create_invoice';
-    expect(names('invoice', { allowed })).toEqual(['list_unpaid_invoices']);
+    expect(names('invoice', { audience: { mayFind: allowed, mayList: allowed, key: 'test' } })).toEqual([
+      'list_unpaid_invoices',
+    ]);
   });
 
   it('applies tag and version filters', () => {

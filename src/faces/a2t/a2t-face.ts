@@ -1,20 +1,19 @@
 import { createHash } from 'node:crypto';
 import { type Context, Hono } from 'hono';
-import { authenticate } from '../../callers/authenticate.ts';
-import type { Caller, CallerDirectory } from '../../callers/load-callers.ts';
+import type { CallerDirectory } from '../../callers/load-callers.ts';
 import type { QuotaCheck } from '../../callers/quotas.ts';
-import type { Catalog, ToolFilter } from '../../catalog/catalog.ts';
+import type { Catalog, ToolAudience, ToolFilter } from '../../catalog/catalog.ts';
 import { listingJson } from '../../catalog/listing-json.ts';
 import type { PageCursors } from '../../catalog/page-cursor.ts';
-import type { CompiledTool } from '../../compile/compile-tool.ts';
 import type { Engine, InvocationReport } from '../../engine/invoke-tool.ts';
 import { SculptorError, toSculptorError } from '../../errors/sculptor-error.ts';
 import { matchRoute, type RouteMatch } from './a2t-routes.ts';
 import { pageOf, parsePageCursor, parsePageLimit } from './paging.ts';
 import { problemBody, problemHeaders } from './problem-details.ts';
-import { rawPath } from './raw-path.ts';
+import { rawPath } from '../shared/raw-path.ts';
+import { readJsonBody } from '../shared/read-json-body.ts';
+import { admitInvocation, audienceOf, invocationCaller, requestCaller } from '../shared/request-caller.ts';
 import { readInvocation } from './read-invocation.ts';
-import { readRequestBody } from './read-request-body.ts';
 
 export const MAX_INVOKE_BODY_BYTES = 64 * 1024;
 
@@ -45,7 +44,8 @@ export function createA2tFace(options: A2tFaceOptions): Hono {
 
   const handle = async (c: Context) => {
     // Every A2T route needs a caller (RELIABILITY D1), even to learn that a path does not exist.
-    const caller = await authenticate(options.callers?.(), c.req.header('authorization'));
+    const caller = await requestCaller(c, options.callers?.());
+    const audience = audienceOf(caller);
     const raw = rawPath(c);
     const match = raw.startsWith(prefix) ? matchRoute(raw.slice(prefix.length)) : undefined;
     if (!match) throw new SculptorError('request.not_found', 'No such A2T resource.');
@@ -60,32 +60,24 @@ export function createA2tFace(options: A2tFaceOptions): Hono {
     const catalog = options.catalog();
     switch (match.route.name) {
       case 'listTools':
-        return json(c, listTools(c, catalog, caller, options.cursors));
+        return json(c, listTools(c, catalog, audience, options.cursors));
       case 'getTool':
-        return json(c, catalog.signatureJson(findTool(catalog, caller, match).current));
+        return json(c, catalog.signatureJson(catalog.find(audience, match.toolId!).current));
       case 'listVersions':
-        return json(c, listVersions(c, catalog, caller, match, options.cursors));
+        return json(c, listVersions(c, catalog, audience, match, options.cursors));
       case 'getVersion':
-        return json(c, catalog.signatureJson(findVersion(catalog, caller, match)));
+        return json(c, catalog.signatureJson(catalog.findVersion(audience, match.toolId!, match.version!)));
       case 'invoke':
       case 'invokeVersion': {
         const tool =
           match.version === undefined
-            ? findTool(catalog, caller, match).current
-            : findVersion(catalog, caller, match);
-        requireScopes(caller, tool.signature.name);
-        await options.quotas?.take(caller.tenant, tool.signature.name);
-        const args = readInvocation(tool, await readJsonBody(c));
-        const result = await options.engine.invoke(tool, args, {
+            ? catalog.find(audience, match.toolId!).current
+            : catalog.findVersion(audience, match.toolId!, match.version);
+        await admitInvocation(caller, tool, options.quotas);
+        const body = await readJsonBody(c, MAX_INVOKE_BODY_BYTES, 'the invocation');
+        const result = await options.engine.invoke(tool, readInvocation(tool, body), {
           signal: c.req.raw.signal,
-          caller: {
-            tenant: caller.tenant.name,
-            context: caller.context,
-            credentials: caller.tenant.credentials,
-            ...(caller.identity ? { identity: caller.identity } : {}),
-            // Only the headers a backend's explicit pass-through names are ever read.
-            presented: (header) => c.req.header(header),
-          },
+          caller: invocationCaller(c, caller),
           ...(options.onInvocation ? { onReport: options.onInvocation } : {}),
         });
         c.header('cache-control', 'no-store');
@@ -111,7 +103,7 @@ function json(c: Context, body: string): Response {
   return c.body(body, 200, { 'Content-Type': 'application/json' });
 }
 
-function listTools(c: Context, catalog: Catalog, caller: Caller, cursors: PageCursors): string {
+function listTools(c: Context, catalog: Catalog, audience: ToolAudience, cursors: PageCursors): string {
   const limit = parsePageLimit(c.req.queries('pageLimit') ?? []);
   const cursor = parsePageCursor(c.req.queries('pageCursor') ?? []);
   const tags = [...new Set(c.req.queries('tag') ?? [])].sort();
@@ -120,17 +112,13 @@ function listTools(c: Context, catalog: Catalog, caller: Caller, cursors: PageCu
     throw new SculptorError('request.malformed', 'version must be one positive whole number.');
   }
   const version = versionText[0] === undefined ? undefined : Number(versionText[0]);
-  const filter = {
-    tags,
-    // Listed: what this caller may call (its tenant's tools, within its token's scopes).
-    allowed: (name: string) => caller.tenant.allows(name) && caller.missingScopes(name).length === 0,
-    ...(version !== undefined ? { version } : {}),
-  };
+  // Listed: what this caller may call (its tenant's tools, within its token's scopes).
+  const filter = { tags, audience, ...(version !== undefined ? { version } : {}) };
   const query = c.req.queries('q') ?? [];
   if (query.length > 1) throw new SculptorError('request.malformed', 'q may be given once.');
-  if (query[0] !== undefined) return searchTools(catalog, query[0], filter, limit, cursor, cursors, caller);
+  if (query[0] !== undefined) return searchTools(catalog, query[0], filter, limit, cursor, cursors);
   // A cursor is bound to its listing, and a listing to the tenant it was made for (RELIABILITY A5).
-  const listing = JSON.stringify(['tools', caller.tenant.name, tags, version ?? null]);
+  const listing = JSON.stringify(['tools', audience.key, tags, version ?? null]);
   const after = cursor === undefined ? undefined : cursors.decode(listing, cursor);
   const tools = catalog.list(filter, after, limit + 1);
   const { page, next } = pageOf(tools, limit, (t) => t.name, cursors, listing);
@@ -152,11 +140,16 @@ function searchTools(
   limit: number,
   cursor: string | undefined,
   cursors: PageCursors,
-  caller: Caller,
 ): string {
   // The query enters the listing as a digest: a cursor stays short whatever the query's length.
   const digest = createHash('sha256').update(query).digest('base64url');
-  const listing = JSON.stringify(['search', caller.tenant.name, filter.tags, filter.version ?? null, digest]);
+  const listing = JSON.stringify([
+    'search',
+    filter.audience?.key ?? null,
+    filter.tags,
+    filter.version ?? null,
+    digest,
+  ]);
   const start = cursor === undefined ? 0 : Number(cursors.decode(listing, cursor));
   const ranked = catalog.search(query, filter, { offset: start, limit: limit + 1 }).items;
   const page = ranked.slice(0, limit);
@@ -170,14 +163,14 @@ function searchTools(
 function listVersions(
   c: Context,
   catalog: Catalog,
-  caller: Caller,
+  audience: ToolAudience,
   match: RouteMatch,
   cursors: PageCursors,
 ): string {
-  const tool = findTool(catalog, caller, match);
+  const tool = catalog.find(audience, match.toolId!);
   const limit = parsePageLimit(c.req.queries('pageLimit') ?? []);
   const cursor = parsePageCursor(c.req.queries('pageCursor') ?? []);
-  const listing = JSON.stringify(['versions', caller.tenant.name, tool.toolId]);
+  const listing = JSON.stringify(['versions', audience.key, tool.toolId]);
   const after = cursor === undefined ? undefined : Number(cursors.decode(listing, cursor));
   const versions = tool.versions.filter((v) => after === undefined || v.signature.version < after);
   const { page, next } = pageOf(versions, limit, (v) => String(v.signature.version), cursors, listing);
@@ -185,54 +178,4 @@ function listVersions(
     page.map((v) => catalog.signatureJson(v)),
     { pageLimit: limit, next },
   );
-}
-
-/**
- * A tool the caller's tenant may use but its token's scopes do not grant: 403 naming the
- * scopes to ask the identity provider for (RFC 6750 insufficient_scope), not a 404 — the
- * tenant may know the tool; the token is what falls short.
- */
-function requireScopes(caller: Caller, toolName: string): void {
-  const missing = caller.missingScopes(toolName);
-  if (missing.length === 0) return;
-  throw new SculptorError(
-    'auth.insufficient_scope',
-    `Your token's scopes do not grant ${toolName}: ask the identity provider for ${missing.join(' or ')}.`,
-    { scopes: missing },
-  );
-}
-
-/** A tool the caller's tenant may not use is answered exactly like one that does not exist (D5). */
-function findTool(catalog: Catalog, caller: Caller, match: RouteMatch) {
-  const found = catalog.tool(match.toolId!);
-  const tool = found && caller.tenant.allows(found.name) ? found : undefined;
-  if (!tool) throw new SculptorError('tool.not_found', `No tool with id ${match.toolId}.`);
-  return tool;
-}
-
-function findVersion(catalog: Catalog, caller: Caller, match: RouteMatch): CompiledTool {
-  const tool = findTool(catalog, caller, match);
-  const version = catalog.version(tool.toolId, match.version!);
-  if (!version) {
-    throw new SculptorError(
-      'tool.version_not_found',
-      `${tool.name} has no version ${match.version}; versions: ${tool.versions.map((v) => v.signature.version).join(', ')}.`,
-    );
-  }
-  return version;
-}
-
-/** JSON only (RELIABILITY A9): `application/json`, optionally `; charset=utf-8`. */
-async function readJsonBody(c: Context): Promise<unknown> {
-  const type = c.req.header('content-type') ?? '';
-  if (!/^application\/json\s*(;\s*charset="?utf-8"?\s*)?$/i.test(type.trim())) {
-    throw new SculptorError('request.unsupported_media_type', 'Send the invocation as application/json.');
-  }
-  // Counted on the streamed bytes, chunked bodies included (RELIABILITY A1).
-  const text = await readRequestBody(c, MAX_INVOKE_BODY_BYTES);
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new SculptorError('request.malformed', 'The body is not valid JSON.');
-  }
 }

@@ -5,7 +5,7 @@ import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SculptorError } from '../../../src/errors/sculptor-error.ts';
-import { readRequestBody } from '../../../src/faces/a2t/read-request-body.ts';
+import { readRequestBody } from '../../../src/faces/shared/read-request-body.ts';
 
 const LIMIT = 1024;
 

@@ -1,11 +1,8 @@
 import type { CompiledTool } from '../compile/compile-tool.ts';
-import { type ToolSignature, toolIdFor } from '../compile/tool-signature.ts';
+import { toolIdFor } from '../compile/tool-signature.ts';
 import { SculptorError } from '../errors/sculptor-error.ts';
 import { buildGroups, groupIdOf, type ToolGroup } from './tool-groups.ts';
 import { type SearchResult, ToolSearch } from './tool-search.ts';
-
-/** A2T's ToolSignature as served: the version's signature plus the tool's current version. */
-export type ServedSignature = ToolSignature & { currentVersion: number };
 
 export interface CatalogTool {
   toolId: string;
@@ -46,14 +43,6 @@ export class Catalog {
   readonly #byId: Map<string, CatalogTool>;
   /** Sorted by name: the order of every listing, and the key of paging cursors. */
   readonly #sorted: CatalogTool[];
-  /**
-   * Each version's served signature as JSON, made on first use: the catalog never changes
-   * (a reload builds a new one), so a listing joins strings instead of spreading and
-   * stringifying 100 signatures per request. Strings, not Buffers: a page built from Buffers
-   * is a fresh 150 KB ArrayBuffer per request, external memory that made V8 run full
-   * mark-compacts of the whole (large) heap, 200 ms pauses at 8 connections.
-   */
-  readonly #json = new Map<CompiledTool, string>();
   #search: ToolSearch<CatalogTool> | undefined;
   readonly #groupOf = new Map<CatalogTool, string | null>();
   readonly #groups: Map<string, ToolGroup<CatalogTool>>;
@@ -196,21 +185,6 @@ export class Catalog {
       tags: s.tags.join(' '),
     }));
     return this.#search.search(query, (t) => matchesFilter(t, filter), page);
-  }
-
-  signature(tool: CompiledTool): ServedSignature {
-    const entry = this.#byId.get(tool.signature.toolId);
-    return { ...tool.signature, currentVersion: entry?.current.signature.version ?? tool.signature.version };
-  }
-
-  /** `JSON.stringify(this.signature(tool))`, once per catalog. */
-  signatureJson(tool: CompiledTool): string {
-    let json = this.#json.get(tool);
-    if (json === undefined) {
-      json = JSON.stringify(this.signature(tool));
-      this.#json.set(tool, json);
-    }
-    return json;
   }
 }
 

@@ -3,7 +3,6 @@ import { type Context, Hono } from 'hono';
 import type { CallerDirectory } from '../../callers/load-callers.ts';
 import type { QuotaCheck } from '../../callers/quotas.ts';
 import type { Catalog, ToolAudience, ToolFilter } from '../../catalog/catalog.ts';
-import { listingJson } from '../../catalog/listing-json.ts';
 import type { PageCursors } from '../../catalog/page-cursor.ts';
 import type { Engine, InvocationReport } from '../../engine/invoke-tool.ts';
 import { SculptorError, toSculptorError } from '../../errors/sculptor-error.ts';
@@ -13,7 +12,9 @@ import { problemBody, problemHeaders } from './problem-details.ts';
 import { rawPath } from '../shared/raw-path.ts';
 import { readJsonBody } from '../shared/read-json-body.ts';
 import { admitInvocation, audienceOf, invocationCaller, requestCaller } from '../shared/request-caller.ts';
+import { listingJson } from './listing-json.ts';
 import { readInvocation } from './read-invocation.ts';
+import { signatureJson } from './served-signature.ts';
 
 export const MAX_INVOKE_BODY_BYTES = 64 * 1024;
 
@@ -62,11 +63,11 @@ export function createA2tFace(options: A2tFaceOptions): Hono {
       case 'listTools':
         return json(c, listTools(c, catalog, audience, options.cursors));
       case 'getTool':
-        return json(c, catalog.signatureJson(catalog.find(audience, match.toolId!).current));
+        return json(c, signatureJson(catalog, catalog.find(audience, match.toolId!).current));
       case 'listVersions':
         return json(c, listVersions(c, catalog, audience, match, options.cursors));
       case 'getVersion':
-        return json(c, catalog.signatureJson(catalog.findVersion(audience, match.toolId!, match.version!)));
+        return json(c, signatureJson(catalog, catalog.findVersion(audience, match.toolId!, match.version!)));
       case 'invoke':
       case 'invokeVersion': {
         const tool =
@@ -123,7 +124,7 @@ function listTools(c: Context, catalog: Catalog, audience: ToolAudience, cursors
   const tools = catalog.list(filter, after, limit + 1);
   const { page, next } = pageOf(tools, limit, (t) => t.name, cursors, listing);
   return listingJson(
-    page.map((t) => catalog.signatureJson(t.current)),
+    page.map((t) => signatureJson(catalog, t.current)),
     { pageLimit: limit, next },
   );
 }
@@ -155,7 +156,7 @@ function searchTools(
   const page = ranked.slice(0, limit);
   const next = ranked.length > limit ? cursors.encode(listing, String(start + limit)) : null;
   return listingJson(
-    page.map((t) => catalog.signatureJson(t.current)),
+    page.map((t) => signatureJson(catalog, t.current)),
     { pageLimit: limit, next },
   );
 }
@@ -175,7 +176,7 @@ function listVersions(
   const versions = tool.versions.filter((v) => after === undefined || v.signature.version < after);
   const { page, next } = pageOf(versions, limit, (v) => String(v.signature.version), cursors, listing);
   return listingJson(
-    page.map((v) => catalog.signatureJson(v)),
+    page.map((v) => signatureJson(catalog, v)),
     { pageLimit: limit, next },
   );
 }

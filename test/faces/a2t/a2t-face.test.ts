@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServedSignature } from '../../../src/catalog/catalog.ts';
+import type { ServedSignature } from '../../../src/faces/a2t/served-signature.ts';
 import { toolIdFor } from '../../../src/compile/tool-signature.ts';
 import { type PetstoreBackend, startPetstoreBackend } from '../../support/petstore-backend.ts';
 import { getJson, startTestGateway } from '../../support/start-test-gateway.ts';

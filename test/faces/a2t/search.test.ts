@@ -1,9 +1,9 @@
 /**
  * `GET /tools?q=` on the A2T face (issue #16): an extension; without `q` the listing is
- * byte-for-byte what it was (test/catalog/listing-json.test.ts).
+ * byte-for-byte what it was (test/faces/a2t/listing-json.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServedSignature } from '../../../src/catalog/catalog.ts';
+import type { ServedSignature } from '../../../src/faces/a2t/served-signature.ts';
 import { getJson, startTestGateway } from '../../support/start-test-gateway.ts';
 
 type TestGateway = Awaited<ReturnType<typeof startTestGateway>>;

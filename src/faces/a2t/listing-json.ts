@@ -1,8 +1,8 @@
 /**
  * The body of a paged listing (A2T §6.4), `{"items":[…],"paging":{…}}`, built
- * from signatures already serialized by the catalog (`Catalog.signatureJson`).
+ * from signatures already serialized once per catalog (`signatureJson`).
  * The text is exactly `JSON.stringify({ items, paging })` of the same values
- * (test/catalog/listing-json.test.ts compares them).
+ * (test/faces/a2t/listing-json.test.ts compares them).
  */
 export interface Paging {
   pageLimit: number;

@@ -1,14 +1,15 @@
 /**
  * Listings are built from signatures serialized once per catalog
- * (`Catalog.signatureJson`, `listingJson`), not by JSON.stringify per request.
+ * (`signatureJson`, `listingJson`), not by JSON.stringify per request.
  * The bytes must be exactly what `c.json({ items, paging })` sent before.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Catalog, CatalogTool } from '../../src/catalog/catalog.ts';
-import { listingJson } from '../../src/catalog/listing-json.ts';
-import type { CompiledTool } from '../../src/compile/compile-tool.ts';
-import { toolIdFor } from '../../src/compile/tool-signature.ts';
-import { startTestGateway } from '../support/start-test-gateway.ts';
+import type { Catalog, CatalogTool } from '../../../src/catalog/catalog.ts';
+import { listingJson } from '../../../src/faces/a2t/listing-json.ts';
+import { servedSignature } from '../../../src/faces/a2t/served-signature.ts';
+import type { CompiledTool } from '../../../src/compile/compile-tool.ts';
+import { toolIdFor } from '../../../src/compile/tool-signature.ts';
+import { startTestGateway } from '../../support/start-test-gateway.ts';
 
 describe('listingJson', () => {
   it.each([
@@ -48,7 +49,7 @@ describe('the A2T face serves the same bytes as before', () => {
 
   /** The old body: `c.json({ items: signatures, paging: { pageLimit, next } })`. */
   const oldBody = (items: CompiledTool[], pageLimit: number, next: string | null) =>
-    JSON.stringify({ items: items.map((t) => catalog.signature(t)), paging: { pageLimit, next } });
+    JSON.stringify({ items: items.map((t) => servedSignature(catalog, t)), paging: { pageLimit, next } });
 
   it.each([
     ['', 20],
@@ -104,10 +105,10 @@ describe('the A2T face serves the same bytes as before', () => {
     expect(second.text).toBe(oldBody(tool.versions.slice(1, 2), 1, secondNext));
     for (const version of tool.versions) {
       const one = await get(`/tools/${tool.toolId}/versions/${version.signature.version}`);
-      expect(one.text).toBe(JSON.stringify(catalog.signature(version)));
+      expect(one.text).toBe(JSON.stringify(servedSignature(catalog, version)));
       expect(one.type).toBe('application/json');
     }
     const current = await get(`/tools/${tool.toolId}`);
-    expect(current.text).toBe(JSON.stringify(catalog.signature(tool.current)));
+    expect(current.text).toBe(JSON.stringify(servedSignature(catalog, tool.current)));
   });
 });

@@ -1,6 +1,67 @@
 // @ts-check
+import { readdirSync } from 'node:fs';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+
+/**
+ * ARCHITECTURE.md's import table: what each folder of src/ may import from the others. The
+ * pipeline runs one way (load → compile → catalog → faces → engine; telemetry a leaf), so a
+ * folder imports only stages before it. Enforced below; change the table and the doc together.
+ */
+const IMPORTS = {
+  errors: [],
+  cache: [],
+  sculpt: ['errors'],
+  openapi: ['errors'],
+  http: ['errors'],
+  replay: ['errors'],
+  compile: ['sculpt', 'openapi', 'http', 'errors'],
+  catalog: ['compile', 'errors'],
+  oauth: ['cache', 'sculpt', 'errors'],
+  callers: ['sculpt', 'compile', 'engine', 'cache', 'errors'],
+  engine: ['compile', 'openapi', 'sculpt', 'http', 'cache', 'oauth', 'telemetry', 'errors'],
+  telemetry: ['compile', 'engine', 'config', 'http', 'errors'],
+  config: ['compile', 'openapi', 'cache'],
+  faces: ['callers', 'catalog', 'compile', 'engine', 'errors'],
+  designer: ['cache', 'callers', 'compile', 'openapi', 'sculpt', 'errors'],
+  server: [
+    'cache',
+    'callers',
+    'catalog',
+    'compile',
+    'config',
+    'engine',
+    'errors',
+    'faces',
+    'http',
+    'oauth',
+    'telemetry',
+  ],
+  testing: ['compile', 'config', 'designer', 'engine', 'errors', 'http', 'replay', 'sculpt', 'server'],
+  studio: [
+    'cache',
+    'compile',
+    'designer',
+    'engine',
+    'errors',
+    'http',
+    'replay',
+    'server',
+    'telemetry',
+    'testing',
+  ],
+};
+const FOLDERS = readdirSync('src', { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name);
+
+/** `../x/…` or `../../x/…`: an import of folder x of src/ from a file one or two levels below src/. */
+const folderImport = (folder) => [
+  `../${folder}/*`,
+  `../../${folder}/*`,
+  `../../${folder}/**`,
+  `../${folder}/**`,
+];
 
 /** The pipeline runs one way: only faces, the server and the CLI may know the web framework. */
 const noWebFramework = {
@@ -26,10 +87,50 @@ export default tseslint.config(
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
     },
   },
+  // The import table, folder by folder (the web-framework rule above stays where it applies).
+  // src/cli drives everything: no row, no restriction.
+  ...FOLDERS.filter((folder) => IMPORTS[folder]).map((folder) => ({
+    files: [`src/${folder}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...(['faces', 'server', 'studio', 'cli'].includes(folder) ? [] : noWebFramework.patterns),
+            ...FOLDERS.filter((other) => other !== folder && !IMPORTS[folder].includes(other)).map(
+              (other) => ({
+                group: folderImport(other),
+                message: `src/${folder} may not import src/${other} (ARCHITECTURE.md, the import table).`,
+              }),
+            ),
+          ],
+        },
+      ],
+    },
+  })),
+  // No face imports another face (existing or to come): what two faces share lives in faces/shared.
   {
-    files: ['src/**/*.ts'],
-    ignores: ['src/faces/**', 'src/server/**', 'src/studio/**', 'src/cli/**'],
-    rules: { 'no-restricted-imports': ['error', noWebFramework] },
+    files: ['src/faces/**/*.ts'],
+    ignores: ['src/faces/shared/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...FOLDERS.filter((other) => !IMPORTS.faces.includes(other) && other !== 'faces').map(
+              (other) => ({
+                group: folderImport(other),
+                message: `A face may not import src/${other} (ARCHITECTURE.md, the import table).`,
+              }),
+            ),
+            {
+              group: ['../*/**', '!../../**', '!../shared/**'],
+              message: 'A face may not import another face: put what both need in faces/shared.',
+            },
+          ],
+        },
+      ],
+    },
   },
   {
     // The Studio's page runs in the browser, as shipped (no build step).

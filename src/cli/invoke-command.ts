@@ -1,6 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import { createMemoryStore } from '../cache/memory-store.ts';
-import { StepCache } from '../cache/step-cache.ts';
 import { compileSculpts } from '../compile/compile-sculpts.ts';
 import type { CompiledTool } from '../compile/compile-tool.ts';
 import type { InputParameter } from '../compile/tool-signature.ts';
@@ -8,11 +5,12 @@ import { readSettings } from '../config/settings.ts';
 import { didYouMean } from '../designer/did-you-mean.ts';
 import { formatFinding } from '../designer/findings.ts';
 import { missingCredentialsHint } from '../engine/attach-credentials.ts';
-import { createEngine, type InvocationReport } from '../engine/invoke-tool.ts';
+import type { InvocationReport } from '../engine/invoke-tool.ts';
 import type { StepDebugHook } from '../engine/run-step.ts';
 import { SculptLoadError, toSculptorError } from '../errors/sculptor-error.ts';
 import type { BackendRequest, BackendResponse } from '../http/backend-client.ts';
-import { createBackendClient, redactUrl } from '../http/index.ts';
+import { redactUrl } from '../http/index.ts';
+import { createCore } from '../server/create-core.ts';
 import { backendSecrets, Redactor, urlPassword } from '../telemetry/redactor.ts';
 import { type ParsedArgs, UsageError } from './command-table.ts';
 import { sculptsDir } from './designer-commands.ts';
@@ -87,16 +85,11 @@ export async function invokeCommand({ values, positionals }: ParsedArgs): Promis
           },
         }
       : undefined;
-  const secret = randomBytes(16).toString('hex');
-  const store = createMemoryStore();
-  const client = createBackendClient();
-  const engine = createEngine({
-    sender: client,
-    cache: new StepCache(store, { secret }),
-    cacheSecret: secret,
+  const core = createCore({
     allowPrivateEgress: settings.allowPrivateEgress,
     ...(debug ? { debug } : {}),
   });
+  const engine = core.engine;
   let report: InvocationReport | undefined;
   try {
     const result = await engine.invoke(tool, inputs, { onReport: (r) => (report = r) });
@@ -115,7 +108,7 @@ export async function invokeCommand({ values, positionals }: ParsedArgs): Promis
     return 1;
   } finally {
     if (debug && report) process.stderr.write(`${redactor.redact(formatDebug(tool, report, traces))}\n`);
-    await Promise.allSettled([client.close(), store.close()]);
+    await core.close();
   }
 }
 

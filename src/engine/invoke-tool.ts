@@ -58,9 +58,16 @@ export interface InvokeOptions {
   caller?: InvocationCaller;
 }
 
+/**
+ * Named arguments, or a function that reads them from a face's envelope: called where the
+ * engine validates, so an envelope's problems (A2T's `input_parameters`) are the invocation's
+ * `input.invalid`, counted, traced and logged like every other outcome.
+ */
+export type InvocationArguments = ToolArguments | (() => ToolArguments);
+
 export interface Engine {
   /** Runs one invocation of `tool` with named arguments (see validateArguments). */
-  invoke(tool: CompiledTool, args: ToolArguments, options?: InvokeOptions): Promise<InvocationResult>;
+  invoke(tool: CompiledTool, args: InvocationArguments, options?: InvokeOptions): Promise<InvocationResult>;
 }
 
 /**
@@ -99,7 +106,7 @@ export function createEngine(options: EngineOptions): Engine {
       const stopped = (err: unknown): unknown =>
         deadlineHit ? deadlineError(tool) : callerLeft ? cancelledError(signal?.reason) : err;
       try {
-        const inputs = validateArguments(tool, args);
+        const inputs = validateArguments(tool, typeof args === 'function' ? args() : args);
         timer = setTimeout(() => {
           deadlineHit = true;
           abort.abort(new DOMException('The invocation deadline passed.', 'TimeoutError'));

@@ -64,10 +64,15 @@ export function createRateLimiter({
  * (down, slow, breaker open) each replica falls back to its own in-process bucket,
  * so the deployment admits at most replicas × the limit until Redis is back.
  */
+/** The rate limit the replicas share (through the cache store). */
+export interface SharedRateLimiter {
+  take(caller: string): Promise<{ ok: true } | { ok: false; retryAfterS: number }>;
+}
+
 export function createSharedRateLimiter(
   store: CacheStore,
   options: { ratePerS: number; burst: number },
-): { take(caller: string): Promise<{ ok: true } | { ok: false; retryAfterS: number }> } {
+): SharedRateLimiter {
   const local = createRateLimiter(options);
   return {
     async take(caller) {

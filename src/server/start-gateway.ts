@@ -1,13 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { getConnInfo } from '@hono/node-server/conninfo';
 import { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { CacheStore } from '../cache/cache-store.ts';
 import { createMemoryStore } from '../cache/memory-store.ts';
 import { createRedisStore } from '../cache/redis-store.ts';
-import { StepCache } from '../cache/step-cache.ts';
 import { checkTenancy } from '../callers/check-tenancy.ts';
 import { type CallerDirectory, loadCallers } from '../callers/load-callers.ts';
 import { createQuotaCheck } from '../callers/quotas.ts';
@@ -17,22 +15,20 @@ import { compileSculpts } from '../compile/compile-sculpts.ts';
 import type { CompiledTool } from '../compile/compile-tool.ts';
 import type { Settings } from '../config/settings.ts';
 import { backendsMissingCredentials, missingCredentialsHint } from '../engine/attach-credentials.ts';
-import { createEngine, type Engine, type InvocationReport } from '../engine/invoke-tool.ts';
+import type { InvocationReport } from '../engine/invoke-tool.ts';
 import { SculptLoadError, SculptorError } from '../errors/sculptor-error.ts';
-import { createA2tFace, problem } from '../faces/a2t/a2t-face.ts';
-import { matchRoute } from '../faces/a2t/a2t-routes.ts';
+import { createA2tFace } from '../faces/a2t/a2t-face.ts';
+import type { Face } from '../faces/shared/face.ts';
 import { hasDotSegment, rawPath } from '../faces/shared/raw-path.ts';
-import { createBackendClient } from '../http/backend-client.ts';
-import { withResilience } from '../http/resilient-sender.ts';
-import { createTokenSource } from '../oauth/token-source.ts';
-import { instrumentEngine } from '../telemetry/instrument-engine.ts';
 import { describeError, type GatewayLogger } from '../telemetry/logger.ts';
 import { createMetrics, type GatewayMetrics } from '../telemetry/metrics.ts';
 import { backendSecrets, urlPassword } from '../telemetry/redactor.ts';
 import { traceServerRequest } from '../telemetry/server-span.ts';
 import { tracingActive } from '../telemetry/tracing.ts';
+import { createCore } from './create-core.ts';
 import { createLoadShedder } from './load-shedder.ts';
-import { callerKey, createSharedRateLimiter } from './rate-limiter.ts';
+import { createInvocationGate } from './invocation-gate.ts';
+import { createSharedRateLimiter } from './rate-limiter.ts';
 
 export interface Gateway {
   url: string;
@@ -117,30 +113,23 @@ export async function startGateway({
           logger?.warn({ event: 'cache_store_error', err: describeError(err) }, 'cache store error'),
       })
     : createMemoryStore();
-  const stepCache = new StepCache(store, { secret: settings.secret });
   const metrics = createMetrics({
     // A spread: the stats interface has no index signature, the object literal does.
     cacheStore: () => ({ ...store.stats() }),
-    stepCache: () => ({ integrityViolations: stepCache.stats().integrityViolations }),
+    stepCache: () => ({ integrityViolations: core.stepCache.stats().integrityViolations }),
   });
-  const client = createBackendClient();
   const drain = new AbortController();
-  const engine = instrumentEngine(
-    drainable(
-      createEngine({
-        // Retries, breaker and concurrency cap per backend origin (RELIABILITY C1-C8).
-        sender: withResilience(client),
-        cache: stepCache,
-        cacheSecret: settings.secret,
-        // Backends' OAuth tokens, shared with the other replicas through the same store.
-        tokens: createTokenSource({ store, secret: settings.secret }),
-        allowPrivateEgress: settings.allowPrivateEgress,
-        maxBackendCalls: settings.maxBackendCalls,
-      }),
-      drain.signal,
-    ),
-    { metrics, ...(logger ? { logger } : {}) },
-  );
+  const core = createCore({
+    secret: settings.secret,
+    store,
+    // Retries, breaker and concurrency cap per backend origin (RELIABILITY C1-C8).
+    resilience: true,
+    allowPrivateEgress: settings.allowPrivateEgress,
+    maxBackendCalls: settings.maxBackendCalls,
+    drain: drain.signal,
+    instrument: { metrics, ...(logger ? { logger } : {}) },
+  });
+  const engine = core.engine;
 
   // Event-loop protection (RELIABILITY C10): shed invocations while the loop lags.
   const shedder = createLoadShedder({
@@ -156,11 +145,29 @@ export async function startGateway({
       ? createSharedRateLimiter(store, { ratePerS: settings.rateLimitPerS, burst: settings.rateLimitBurst })
       : undefined;
 
-  const prefix = settings.prefix;
-  const routeOf = (path: string): string | undefined => {
-    if (!path.startsWith(prefix)) return undefined;
-    const match = matchRoute(path.slice(prefix.length));
-    return match ? `${prefix}${match.route.template}` : undefined;
+  // The faces, in the order their paths are tried; the first is also the server's own voice for
+  // paths no face owns (A2T: problem+json).
+  const faces: Face[] = [
+    createA2tFace({
+      catalog: () => catalog,
+      engine,
+      cursors: pageCursors(settings.secret),
+      callers: () => callers,
+      // Per-tenant quotas, shared by the replicas through the same store (issue #20).
+      quotas: createQuotaCheck(store, settings.secret),
+      admit: createInvocationGate(shedder, limiter),
+      prefix: settings.prefix,
+      ...(onInvocation ? { onInvocation } : {}),
+    }),
+  ];
+  const primary = faces[0]!;
+  /** The face a raw path belongs to, and its route template (for the span name). */
+  const routed = (path: string): { face: Face; route: string | undefined } => {
+    for (const face of faces) {
+      const route = face.routeOf(path);
+      if (route !== undefined) return { face, route };
+    }
+    return { face: primary, route: undefined };
   };
 
   const app = new Hono();
@@ -170,7 +177,7 @@ export async function startGateway({
     const path = new URL(c.req.url).pathname;
     if (OPERATIONAL_PATHS.has(path)) return next();
     await traceServerRequest(
-      { method: c.req.method, route: routeOf(path), headers: c.req.raw.headers },
+      { method: c.req.method, route: routed(path).route, headers: c.req.raw.headers },
       async () => {
         await next();
         return c.res.status;
@@ -180,8 +187,9 @@ export async function startGateway({
   // Routes match the raw path (issue #13 F7): a dot segment would be resolved by URL parsing,
   // so a proxy's path rules and this route table would disagree on what was asked. Refused.
   app.use('*', async (c, next) => {
-    if (!hasDotSegment(rawPath(c))) return next();
-    return problem(
+    const raw = rawPath(c);
+    if (!hasDotSegment(raw)) return next();
+    return routed(raw).face.refuse(
       c,
       new SculptorError(
         'request.malformed',
@@ -201,48 +209,12 @@ export async function startGateway({
     c.body(await metrics.render(), 200, { 'content-type': metrics.contentType }),
   );
   app.use('*', async (c, next) => {
-    if (draining)
-      return problem(c, new SculptorError('gateway.draining', 'The gateway is shutting down; retry.'));
-    // Only invocations (the only POSTs) are shed: listings are cheap and help an agent recover.
-    if (c.req.method === 'POST' && shedder.overloaded()) {
-      return problem(
-        c,
-        new SculptorError('gateway.overloaded', 'The gateway is overloaded; retry shortly.', {
-          retryAfter: 1,
-        }),
-      );
-    }
-    if (limiter && c.req.method === 'POST') {
-      const taken = await limiter.take(callerKey(c.req.header('authorization'), remoteAddress(c)));
-      if (!taken.ok) {
-        return problem(
-          c,
-          new SculptorError(
-            'request.rate_limited',
-            `Too many invocations; retry after ${taken.retryAfterS} s.`,
-            {
-              retryAfter: taken.retryAfterS,
-            },
-          ),
-        );
-      }
-    }
-    await next();
+    if (!draining) return next();
+    const error = new SculptorError('gateway.draining', 'The gateway is shutting down; retry.');
+    return routed(rawPath(c)).face.refuse(c, error);
   });
-  app.route(
-    '/',
-    createA2tFace({
-      catalog: () => catalog,
-      engine,
-      cursors: pageCursors(settings.secret),
-      callers: () => callers,
-      // Per-tenant quotas, shared by the replicas through the same store (issue #20).
-      quotas: createQuotaCheck(store, settings.secret),
-      prefix,
-      ...(onInvocation ? { onInvocation } : {}),
-    }),
-  );
-  app.notFound((c) => problem(c, new SculptorError('request.not_found', 'Not found.')));
+  for (const face of faces) app.route('/', face.app);
+  app.notFound((c) => primary.refuse(c, new SculptorError('request.not_found', 'Not found.')));
 
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve(
@@ -327,7 +299,7 @@ export async function startGateway({
           'drained',
         );
         await Promise.allSettled([
-          within(client.close(), CLIENT_CLOSE_MS),
+          within(core.client.close(), CLIENT_CLOSE_MS),
           store.close(),
           ...(flush ? [within(flush(), FLUSH_MS)] : []),
         ]);
@@ -335,50 +307,6 @@ export async function startGateway({
       return closing;
     },
   };
-}
-
-/**
- * Lets the drain deadline end in-flight invocations: their backend calls are
- * aborted and the caller gets 503 gateway.draining (retryable) rather than a
- * reset connection.
- */
-function drainable(engine: Engine, drain: AbortSignal): Engine {
-  // One controller per invocation, which the caller's signal and the drain both abort:
-  // cheaper than AbortSignal.any, whose bookkeeping showed in the bench profile.
-  const inFlight = new Set<AbortController>();
-  drain.addEventListener('abort', () => {
-    for (const controller of inFlight) controller.abort(drain.reason);
-  });
-  return {
-    async invoke(tool, args, options = {}) {
-      const controller = new AbortController();
-      const outer = options.signal;
-      const forward = () => controller.abort(outer?.reason);
-      if (drain.aborted) controller.abort(drain.reason);
-      else if (outer?.aborted) forward();
-      else outer?.addEventListener('abort', forward, { once: true });
-      inFlight.add(controller);
-      try {
-        return await engine.invoke(tool, args, { ...options, signal: controller.signal });
-      } catch (err) {
-        if (drain.aborted) {
-          throw new SculptorError('gateway.draining', 'The gateway is shutting down; retry.', { cause: err });
-        }
-        throw err;
-      } finally {
-        inFlight.delete(controller);
-        outer?.removeEventListener('abort', forward);
-      }
-    },
-  };
-}
-
-function remoteAddress(c: Parameters<typeof getConnInfo>[0]): string | undefined {
-  try {
-    return getConnInfo(c).remote.address;
-  } catch {
-    return undefined; // not served by @hono/node-server (in-process requests)
-  }
 }
 
 /** Every credential value the compiled tools' backends hold, for the log redactor. */

@@ -3,18 +3,17 @@ import { watch } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseDocument, stringify } from 'yaml';
-import { StepCache } from '../cache/step-cache.ts';
 import { createMemoryStore } from '../cache/memory-store.ts';
+import { createCore } from '../server/create-core.ts';
 import type { CompiledTool } from '../compile/compile-tool.ts';
 import { compileExpression } from '../compile/compile-expression.ts';
 import { checkSculpts } from '../designer/check-sculpts.ts';
 import { displayPath } from '../designer/findings.ts';
 import { EXPORT_FORMATS, exportTools } from '../designer/provider-exports.ts';
 import { diffSignatures, formatDiff } from '../designer/signature-diff.ts';
-import { createEngine, type InvocationReport } from '../engine/invoke-tool.ts';
+import { type InvocationReport } from '../engine/invoke-tool.ts';
 import { type SculptorError, toSculptorError } from '../errors/sculptor-error.ts';
 import { type BackendClient, type BackendRequest, createBackendClient } from '../http/backend-client.ts';
-import { withResilience } from '../http/resilient-sender.ts';
 import { loadRecordings, type ReplayServer, startReplayServer } from '../replay/index.ts';
 import { backendSecrets } from '../telemetry/redactor.ts';
 import { rebaseTools } from '../testing/index.ts';
@@ -89,7 +88,7 @@ export async function openWorkspace(options: WorkspaceOptions) {
   const answered = new Map<string, Exchange>();
   const client: BackendClient = createBackendClient();
   const cacheSecret = randomBytes(16).toString('hex');
-  const cache = new StepCache(createMemoryStore(), { secret: cacheSecret });
+  const store = createMemoryStore();
 
   const tools = (): CompiledTool[] => check.tools ?? [];
   // One replay server per recordings folder, kept (so a second run hits the step cache: its
@@ -228,10 +227,12 @@ export async function openWorkspace(options: WorkspaceOptions) {
       const steps = new Map<string, StepTrace>();
       const pending = new Map<string, BackendRequest>();
       const started = performance.now();
-      const engine = createEngine({
-        sender: withResilience(client),
-        cache,
-        cacheSecret,
+      // The Studio's client and store outlive a run, so a second run shows the cache's hits.
+      const { engine } = createCore({
+        secret: cacheSecret,
+        store,
+        client,
+        resilience: true,
         allowPrivateEgress: mode === 'recordings',
         debug: {
           request: (id, request) => pending.set(id, request),

@@ -7,8 +7,13 @@ import { randomUUID } from 'node:crypto';
 import { type Span, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import type { CompiledTool } from '../compile/compile-tool.ts';
-import type { Engine, InvocationReport, InvocationResult, InvokeOptions } from '../engine/invoke-tool.ts';
-import type { ToolArguments } from '../engine/validate-arguments.ts';
+import type {
+  Engine,
+  InvocationArguments,
+  InvocationReport,
+  InvocationResult,
+  InvokeOptions,
+} from '../engine/invoke-tool.ts';
 import { toSculptorError } from '../errors/sculptor-error.ts';
 import type { GatewayMetrics } from './metrics.ts';
 import { ATTR, tracer, tracingActive } from './tracing.ts';
@@ -22,7 +27,7 @@ export function instrumentEngine(engine: Engine, { metrics, logger }: Instrument
   /** Runs the invocation, then records its metrics, its span's outcome (when traced) and its log line. */
   const run = async (
     tool: CompiledTool,
-    args: ToolArguments,
+    args: InvocationArguments,
     options: InvokeOptions,
     callId: string | undefined,
     span: Span | undefined,

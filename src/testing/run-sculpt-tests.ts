@@ -1,13 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { createMemoryStore } from '../cache/memory-store.ts';
-import { StepCache } from '../cache/step-cache.ts';
 import { compileSculpts } from '../compile/compile-sculpts.ts';
 import type { CompiledTool } from '../compile/compile-tool.ts';
 import { didYouMean } from '../designer/did-you-mean.ts';
 import { displayPath } from '../designer/findings.ts';
-import { createEngine, type InvocationReport } from '../engine/invoke-tool.ts';
+import { type InvocationReport } from '../engine/invoke-tool.ts';
 import {
   SculptLoadError,
   SculptorError,
@@ -18,6 +15,7 @@ import { type BackendClient, createBackendClient } from '../http/backend-client.
 import { loadRecordings, type ReplayServer, startReplayServer } from '../replay/index.ts';
 import { requestKey } from '../replay/request-key.ts';
 import { rebaseTools } from './point-at-replay.ts';
+import { createCore } from '../server/create-core.ts';
 import {
   type CaseExpectation,
   findSculptsFolder,
@@ -285,13 +283,9 @@ async function runCase(
     return result;
   }
 
-  const secret = randomBytes(16).toString('hex');
-  const store = createMemoryStore();
-  const engine = createEngine({
-    sender: client,
-    cache: new StepCache(store, { secret }),
-    cacheSecret: secret,
-  });
+  // A fresh cache per case (the case's recordings say what each call answers), the shared client.
+  const core = createCore({ client });
+  const engine = core.engine;
   const before = replay.requests.length;
   try {
     const answer = await engine.invoke(tool, testCase.inputs, {
@@ -313,7 +307,7 @@ async function runCase(
       },
     };
   } finally {
-    await store.close();
+    await core.close();
   }
   result.calls = replay.requests.slice(before).map((r) => ({ ...r }));
   result.failures = checkCase(testCase, result.actual, result.calls);

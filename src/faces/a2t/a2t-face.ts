@@ -9,6 +9,7 @@ import { SculptorError, toSculptorError } from '../../errors/sculptor-error.ts';
 import { matchRoute, type RouteMatch } from './a2t-routes.ts';
 import { pageOf, parsePageCursor, parsePageLimit } from './paging.ts';
 import { problemBody, problemHeaders } from './problem-details.ts';
+import type { Face, InvocationGate } from '../shared/face.ts';
 import { rawPath } from '../shared/raw-path.ts';
 import { readJsonBody } from '../shared/read-json-body.ts';
 import { admitInvocation, audienceOf, invocationCaller, requestCaller } from '../shared/request-caller.ts';
@@ -33,17 +34,21 @@ export interface A2tFaceOptions {
   callers?: () => CallerDirectory | undefined;
   /** Per-tenant quotas from the callers file, counted per invocation. */
   quotas?: QuotaCheck;
+  /** The server's shedding and rate limit; every POST (an invocation, on A2T) passes it first. */
+  admit?: InvocationGate;
 }
 
 /**
  * The A2T face (draft §6–7): translates HTTP to catalog and engine calls and
  * errors to RFC 9457 problem details. No tool logic lives here.
  */
-export function createA2tFace(options: A2tFaceOptions): Hono {
+export function createA2tFace(options: A2tFaceOptions): Face {
   const prefix = options.prefix ?? '';
   const app = new Hono();
 
   const handle = async (c: Context) => {
+    // Only invocations are POSTs on A2T; they are admitted before anything else is looked at.
+    if (c.req.method === 'POST') await options.admit?.(c);
     // Every A2T route needs a caller (RELIABILITY D1), even to learn that a path does not exist.
     const caller = await requestCaller(c, options.callers?.());
     const audience = audienceOf(caller);
@@ -76,7 +81,7 @@ export function createA2tFace(options: A2tFaceOptions): Hono {
             : catalog.findVersion(audience, match.toolId!, match.version);
         await admitInvocation(caller, tool, options.quotas);
         const body = await readJsonBody(c, MAX_INVOKE_BODY_BYTES, 'the invocation');
-        const result = await options.engine.invoke(tool, readInvocation(tool, body), {
+        const result = await options.engine.invoke(tool, () => readInvocation(tool, body), {
           signal: c.req.raw.signal,
           caller: invocationCaller(c, caller),
           ...(options.onInvocation ? { onReport: options.onInvocation } : {}),
@@ -89,7 +94,16 @@ export function createA2tFace(options: A2tFaceOptions): Hono {
   app.all(`${prefix}/tools`, handle);
   app.all(`${prefix}/tools/*`, handle);
   app.onError((err, c) => problem(c, toSculptorError(err)));
-  return app;
+  return {
+    name: 'a2t',
+    app,
+    routeOf(path) {
+      if (!path.startsWith(prefix)) return undefined;
+      const match = matchRoute(path.slice(prefix.length));
+      return match ? `${prefix}${match.route.template}` : undefined;
+    },
+    refuse: problem,
+  };
 }
 
 export function problem(c: Context, error: SculptorError): Response {

@@ -1,5 +1,6 @@
 import { bearerChallenge } from '../../callers/authenticate.ts';
 import { CODES, type SculptorError } from '../../errors/sculptor-error.ts';
+import { A2T_ERRORS } from './a2t-errors.ts';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
@@ -10,15 +11,18 @@ export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
  * body, no cause) ever reaches the wire.
  */
 export function problemBody(error: SculptorError, instance?: string): Record<string, unknown> {
+  const internal = A2T_ERRORS[error.code] === 'never';
   return {
     type: `urn:sculptor:error:${error.code}`,
     title: CODES[error.code].title,
     status: error.status,
-    detail: error.message,
+    detail: internal
+      ? 'The gateway failed to serve this request; its operator can read why in the logs.'
+      : error.message,
     ...(instance ? { instance } : {}),
     code: error.code,
     retryable: error.retryable,
-    ...(error.problems ? { problems: error.problems } : {}),
+    ...(error.problems && !internal ? { problems: error.problems } : {}),
   };
 }
 

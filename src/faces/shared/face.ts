@@ -1,0 +1,26 @@
+import type { Context, Hono } from 'hono';
+import type { SculptorError } from '../../errors/sculptor-error.ts';
+
+/**
+ * What the server needs to know of a face (the contract between `server/` and each face):
+ * the server composes the faces, names spans and writes the refusals it decides itself
+ * (draining, a path with dot segments, no such path) in the form of the face the request was
+ * for. Each face decides what an invocation is, and asks the server's InvocationGate itself.
+ */
+export interface Face {
+  /** Names the face in metrics and logs (`a2t`, `mcp`, …). */
+  name: string;
+  /** Answers the face's paths (mounted at the root: each face matches its own prefix). */
+  app: Hono;
+  /** The route template of a raw path, for span names; undefined when the path is not the face's. */
+  routeOf(path: string): string | undefined;
+  /** Writes an error the server decided on, in this face's wire form. */
+  refuse(c: Context, error: SculptorError): Response;
+}
+
+/**
+ * Admission of one invocation, the same for every face: throws `gateway.overloaded` while the
+ * event loop lags (RELIABILITY C10) and `request.rate_limited` past the caller's rate
+ * (RELIABILITY A7). A face calls it once it knows a request is an invocation.
+ */
+export type InvocationGate = (c: Context) => Promise<void>;

@@ -1,0 +1,52 @@
+/**
+ * The import table of ARCHITECTURE.md is enforced by lint (eslint.config.js, issue #22): a face
+ * importing another face or designer/, or a stage importing a later one, fails `npm run lint`.
+ */
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+const eslint = new ESLint();
+
+async function restricted(filePath: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath });
+  return result!.messages.filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
+}
+
+describe('lint: the import table', () => {
+  it('refuses a face importing another face', async () => {
+    const messages = await restricted(
+      'src/faces/mcp/probe.ts',
+      "import { A2T_ERRORS } from '../a2t/a2t-errors.ts';\nexport const x = A2T_ERRORS;\n",
+    );
+    expect(messages).toEqual([expect.stringContaining('A face may not import another face')]);
+  });
+
+  it('refuses a face importing designer/', async () => {
+    const messages = await restricted(
+      'src/faces/a2t/probe.ts',
+      "import { exportTools } from '../../designer/provider-exports.ts';\nexport const x = exportTools;\n",
+    );
+    expect(messages).toEqual([expect.stringContaining('A face may not import src/designer')]);
+  });
+
+  it('refuses a stage importing a later one, and the web framework outside faces, server, studio and cli', async () => {
+    expect(
+      await restricted(
+        'src/engine/probe.ts',
+        "import { Catalog } from '../catalog/catalog.ts';\nexport const x = Catalog;\n",
+      ),
+    ).toEqual([expect.stringContaining('src/engine may not import src/catalog')]);
+    expect(
+      await restricted('src/engine/probe.ts', "import { Hono } from 'hono';\nexport const x = Hono;\n"),
+    ).toEqual([expect.stringContaining('web framework')]);
+  });
+
+  it('lets faces share through faces/shared and read the catalog', async () => {
+    expect(
+      await restricted(
+        'src/faces/mcp/probe.ts',
+        "import { readJsonBody } from '../shared/read-json-body.ts';\nimport type { Catalog } from '../../catalog/catalog.ts';\nexport const x: [typeof readJsonBody, Catalog?] = [readJsonBody];\n",
+      ),
+    ).toEqual([]);
+  });
+});

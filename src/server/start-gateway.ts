@@ -31,6 +31,7 @@ import { createMetrics, type GatewayMetrics } from '../telemetry/metrics.ts';
 import { backendSecrets, urlPassword } from '../telemetry/redactor.ts';
 import { traceServerRequest } from '../telemetry/server-span.ts';
 import { tracingActive } from '../telemetry/tracing.ts';
+import { concurrencyKey, createCallerConcurrency, tooManyInFlight } from './caller-concurrency.ts';
 import { createLoadShedder } from './load-shedder.ts';
 import { callerKey, createSharedRateLimiter } from './rate-limiter.ts';
 
@@ -228,6 +229,23 @@ export async function startGateway({
       }
     }
     await next();
+  });
+  // Per-caller concurrency cap (issue #13): one caller's slow invocations cannot fill the
+  // per-origin bulkheads and starve the others; SCULPTOR_MAX_INFLIGHT_PER_CALLER, 0 = off.
+  const callerSlots =
+    settings.maxInflightPerCaller > 0
+      ? createCallerConcurrency({ maxPerCaller: settings.maxInflightPerCaller })
+      : undefined;
+  app.use('*', async (c, next) => {
+    if (!callerSlots || c.req.method !== 'POST') return next();
+    const caller = concurrencyKey(c.req.header('authorization'), remoteAddress(c), Boolean(settings.callers));
+    const release = callerSlots.acquire(caller);
+    if (!release) return problem(c, tooManyInFlight(settings.maxInflightPerCaller));
+    try {
+      await next();
+    } finally {
+      release();
+    }
   });
   app.route(
     '/',

@@ -120,6 +120,8 @@ export async function runStep(step: CompiledStep, ctx: StepContext, report: Step
       signal: ctx.signal,
       deadlineAt: ctx.deadlineAt,
       idempotent: step.idempotent,
+      // Its own circuit breaker: another operation of the same backend failing does not pause it.
+      operation: `${step.operation.method} ${step.operation.path}`,
       allowPrivate: ctx.allowPrivate || step.backend.allowPrivate,
       ...(ctx.calls ? { calls: ctx.calls } : {}),
     });

@@ -129,7 +129,7 @@ export async function startGateway({
   const engine = instrumentEngine(
     drainable(
       createEngine({
-        // Retries, breaker and concurrency cap per backend origin (RELIABILITY C1-C8).
+        // Retries and concurrency cap per backend origin, a breaker per operation (RELIABILITY C1-C8).
         sender: withResilience(client),
         cache: stepCache,
         cacheSecret: settings.secret,

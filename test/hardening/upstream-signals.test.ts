@@ -2,7 +2,7 @@
  * Issue #13, the smaller findings about who is blamed for what, over real HTTP (the gateway
  * and the fault backend on loopback): a caller hanging up is not the backend's timeout; a bad
  * value a backend answered is not the caller's invalid input; a backend's Retry-After reaches
- * the caller.
+ * the caller; one operation's failures pause that operation, not its whole origin.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolIdFor } from '../../src/compile/tool-signature.ts';
@@ -96,5 +96,37 @@ describe("a backend's Retry-After", () => {
     expect([res.status, res.body.code]).toEqual([503, errorCode]);
     // The fault backend answers Retry-After: 2.
     expect(res.headers.get('retry-after')).toBe('2');
+  });
+});
+
+describe('a failing operation', () => {
+  it('opens its own breaker: another operation on the same origin is still called', async () => {
+    // tripping and faulty are two backends on one origin here: GET /{mode} and GET /status.
+    const shared = await startTestGateway(SCULPTS, {
+      FAULT_URL: fault.origin,
+      HOSTILE_URL: fault.origin,
+      FAULTY_URL: faulty.origin,
+      TRIPPING_URL: faulty.origin,
+      KEYED_TOKEN: 'unused-token',
+    });
+    try {
+      const tripping = (mode: string) =>
+        invoke(shared.url, `/tools/${toolIdFor('tripping_mode')}:invoke`, body('tripping_mode', { mode }));
+      for (let i = 0; i < 5; i++) expect((await tripping('ERROR_500')).body.code).toBe('upstream.error');
+      const sent = faulty.requests.length;
+      const paused = await tripping('ERROR_500');
+      expect([paused.status, paused.body.code]).toEqual([503, 'upstream.unavailable']);
+      expect(faulty.requests.length).toBe(sent); // the open breaker answered, not the backend
+
+      const other = await invoke(
+        shared.url,
+        `/tools/${toolIdFor('faulty_status')}:invoke`,
+        body('faulty_status', { code: 200 }),
+      );
+      expect(other.status).toBe(200);
+      expect(faulty.requests.slice(sent).map((r) => r.url)).toEqual(['/status?code=200']);
+    } finally {
+      await shared.close();
+    }
   });
 });

@@ -105,7 +105,9 @@ async function check(evaluate: (source: string) => Promise<unknown>, runs: numbe
   return run;
 }
 
+/** The figures docs/SECURITY.md quotes, printed only when asked for (SCULPTOR_TEST_VERBOSE=1). */
 const report = (where: string, runs: number, run: Run, grewMb: number) =>
+  process.env.SCULPTOR_TEST_VERBOSE === '1' &&
   console.info(
     `[expressions] ${where}: ${runs} expressions, slowest ${run.slowest.toFixed(0)} ms (${run.slowestSource}), RSS +${grewMb.toFixed(0)} MiB, errors ${JSON.stringify(Object.fromEntries(run.errors))}`,
   );

@@ -67,7 +67,7 @@ export const CODES = {
   'compile.unsafe_regex': {
     status: 500,
     retryable: false,
-    title: 'Regular expression outside RE2 (not linear-time)',
+    title: 'Regular expression outside RE2 (not linear-time, or syntax RE2 lacks)',
   },
 
   // --- lint: designer checks (`sculptor check`); warnings unless noted ------

@@ -87,6 +87,20 @@ describe('a bad path value', () => {
   });
 });
 
+describe('a bad path value, judged by where the params expression takes it from', () => {
+  it("made from the caller's input alone is input.invalid, even transformed and after another step", async () => {
+    const res = await call('chained_derived', { id: 'abc', words: 'A/B' });
+    expect([res.status, res.body.code]).toEqual([400, 'input.invalid']);
+    expect(res.body.problems).toEqual([{ parameter: 'mode', reason: expect.any(String) }]);
+  });
+
+  it('made from a backend answer alone is upstream.invalid_response, even when the caller happened to send the same value', async () => {
+    // The fault backend answers {"next": "abc/next"}; the caller also sent "abc/next", unused.
+    const res = await call('chained_derived', { id: 'abc', tag: 'abc/next' });
+    expect([res.status, res.body.code]).toEqual([502, 'upstream.invalid_response']);
+  });
+});
+
 describe("a backend's Retry-After", () => {
   it.each([
     [429, 'upstream.rate_limited'],

@@ -1,13 +1,14 @@
 import { RE2JS } from 're2js';
+import { re2SyntaxProblem } from './re2-syntax.ts';
 
 /**
  * Regular expressions in sculpt expressions run on RE2 (a pure-JS port, `re2js`): time
  * linear in the input whatever the pattern says (RELIABILITY G3, issue #13 F1), where the
  * backtracking engine took 59.5 s on 31 characters for `/^(\w+\s?){1,50}$/`.
  *
- * RE2 refuses what cannot run in linear time: backreferences (`\1`), lookahead and
- * lookbehind (`(?=…)`, `(?!…)`, `(?<=…)`), possessive and atomic groups. Such a pattern is a
- * load error (`compile.unsafe_regex`) naming what to write instead.
+ * RE2 refuses what cannot run in linear time (backreferences, lookahead and lookbehind) and
+ * some JavaScript syntax it spells differently (`\u0041`, `\cJ`, `[^]`…). Such a pattern is a
+ * load error (`compile.unsafe_regex`) saying which, and what to write instead (`re2-syntax.ts`).
  */
 
 /** A regex literal RE2 cannot run, or undefined: the message says what to write instead. */
@@ -16,8 +17,7 @@ export function linearRegexProblem(regex: RegExp): string | undefined {
     compile(regex);
     return undefined;
   } catch (err) {
-    const reason = (err as Error).message.replace(/^error parsing regexp: /, '');
-    return `The regular expression /${regex.source}/ cannot run in linear time (${reason}). Sculpts use RE2 syntax: no backreferences, lookahead or lookbehind; match the parts separately, or post-process the result in the expression.`;
+    return re2SyntaxProblem(regex.source, (err as Error).message.replace(/^error parsing regexp: /, ''));
   }
 }
 

@@ -36,6 +36,11 @@ export interface Settings {
   rateLimitPerS: number;
   /** How many invocations a caller may make at once before the rate applies. */
   rateLimitBurst: number;
+  /**
+   * Invocations one caller may have in flight at once; 0 = no cap (issue #13). Half the
+   * per-origin bulkhead (32), so one caller cannot take all of a backend's slots.
+   */
+  maxInflightPerCaller: number;
 }
 
 export class SettingsError extends Error {
@@ -111,6 +116,7 @@ export function readSettings(env: Env = process.env, overrides: Partial<Settings
     shedLagMs: int('SCULPTOR_SHED_LAG_MS', 500, 0, 60_000),
     rateLimitPerS: int('SCULPTOR_RATE_LIMIT_PER_S', 0, 0, 100_000),
     rateLimitBurst: int('SCULPTOR_RATE_LIMIT_BURST', 20, 1, 100_000),
+    maxInflightPerCaller: int('SCULPTOR_MAX_INFLIGHT_PER_CALLER', 16, 0, 100_000),
     ...overrides,
   };
   if (settings.headersTimeoutMs > settings.requestTimeoutMs) {

@@ -1,7 +1,13 @@
 import { cacheKey } from '../cache/cache-key.ts';
 import type { StepCache } from '../cache/step-cache.ts';
 import { isLimitError } from '../compile/evaluation-budget.ts';
-import { BAIL, type CompiledExpression } from '../compile/compile-expression.ts';
+import {
+  type AstNode,
+  BAIL,
+  type CompiledExpression,
+  literalObjectPairs,
+  walkAst,
+} from '../compile/compile-expression.ts';
 import type { CompiledStep } from '../compile/compile-tool.ts';
 import { SculptorError } from '../errors/sculptor-error.ts';
 import type { BackendRequest, BackendResponse } from '../http/backend-client.ts';
@@ -120,6 +126,8 @@ export async function runStep(step: CompiledStep, ctx: StepContext, report: Step
       signal: ctx.signal,
       deadlineAt: ctx.deadlineAt,
       idempotent: step.idempotent,
+      // Its own circuit breaker: another operation of the same backend failing does not pause it.
+      operation: `${step.operation.method} ${step.operation.path}`,
       allowPrivate: ctx.allowPrivate || step.backend.allowPrivate,
       ...(ctx.calls ? { calls: ctx.calls } : {}),
     });
@@ -231,10 +239,14 @@ function buildBackendRequest(
 }
 
 /**
- * A bad parameter value is the caller's (`input.invalid`) only when the caller sent it. A
- * step that reads earlier steps may build it from a backend's answer (an id with a `/`):
- * then the backend answered something unusable, an upstream error the caller cannot fix
- * by changing its inputs (issue #13).
+ * A bad parameter value is the caller's (`input.invalid`) only when the caller sent it; one
+ * built from an earlier step's answer (an id with a `/`) is the backend's, an upstream error
+ * the caller cannot fix by changing its inputs (issue #13). Who sent it is read from the
+ * params expression where it tells: a parameter whose expression reads `$steps` and not
+ * `$inputs` came from a backend, one that reads `$inputs` and not `$steps` from the caller.
+ * When it reads both (`$exists($inputs.x) ? $inputs.x : $steps.a.x`), neither (through a
+ * variable), or the keys are only known at run time, the value decides: the caller's when
+ * every primitive in it is one the caller sent.
  */
 function blameValues(
   err: SculptorError,
@@ -243,8 +255,14 @@ function blameValues(
   inputs: ToolInputs,
 ): SculptorError {
   if (err.code !== 'input.invalid' || step.dependsOn.length === 0 || !err.problems) return err;
+  const pairs = step.params ? literalObjectPairs(step.params.ast) : undefined;
   const sent = new Set(Object.values(inputs).flatMap(leaves));
-  const fromAnswer = err.problems.filter((p) => !leaves(params[p.parameter]).every((v) => sent.has(v)));
+  const fromAnswer = err.problems.filter((p) => {
+    const reads = pairs?.has(p.parameter) ? variablesRead(pairs.get(p.parameter)!) : undefined;
+    if (reads?.has('steps') && !reads.has('inputs')) return true;
+    if (reads?.has('inputs') && !reads.has('steps')) return false;
+    return !leaves(params[p.parameter]).every((v) => sent.has(v));
+  });
   if (fromAnswer.length === 0) return err;
   const list = fromAnswer.map((p) => `${p.parameter} ${p.reason}`).join('; ');
   return new SculptorError(
@@ -252,6 +270,15 @@ function blameValues(
     `Step '${step.id}' cannot send a value an earlier step's backend answered (${list}).`,
     { cause: err },
   );
+}
+
+/** The variables an expression reads (`$inputs`, `$steps`, its own…), by name. */
+function variablesRead(ast: AstNode): Set<string> {
+  const names = new Set<string>();
+  walkAst(ast, (node) => {
+    if (node.type === 'variable' && typeof node.value === 'string') names.add(node.value);
+  });
+  return names;
 }
 
 /** The primitive values inside a value (a parameter may be an array or an object of them). */

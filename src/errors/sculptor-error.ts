@@ -67,7 +67,7 @@ export const CODES = {
   'compile.unsafe_regex': {
     status: 500,
     retryable: false,
-    title: 'Regular expression outside RE2 (not linear-time)',
+    title: 'Regular expression outside RE2 (not linear-time, or syntax RE2 lacks)',
   },
 
   // --- lint: designer checks (`sculptor check`); warnings unless noted ------
@@ -107,6 +107,8 @@ export const CODES = {
   'request.bad_paging': { status: 400, retryable: false, title: 'Invalid paging parameters' },
   'request.rate_limited': { status: 429, retryable: true, title: 'Too many requests' },
   'request.quota_exceeded': { status: 429, retryable: true, title: "Tenant's quota used up" },
+  /** The caller already has SCULPTOR_MAX_INFLIGHT_PER_CALLER invocations running (issue #13). */
+  'request.too_many_in_flight': { status: 429, retryable: true, title: 'Too many invocations in flight' },
   /**
    * The caller hung up before the answer (nginx's 499): nobody reads it, but logs and
    * metrics must not count it as the backend's timeout (issue #13).

@@ -2,9 +2,16 @@ import { SculptorError } from '../errors/sculptor-error.ts';
 import type { BackendRequest, BackendResponse, SendOptions } from './backend-client.ts';
 
 /**
- * Retries, a circuit breaker and a concurrency cap around a backend client
- * (RELIABILITY C1–C8), per backend origin. Everything stays inside the
- * invocation deadline: the caller's signal also ends backoff sleeps.
+ * Retries, circuit breakers and a concurrency cap around a backend client
+ * (RELIABILITY C1–C8). Everything stays inside the invocation deadline: the
+ * caller's signal also ends backoff sleeps.
+ *
+ * The concurrency cap and the retry budget are per backend origin: they protect
+ * the server, which every operation shares. The breaker is per operation (origin,
+ * method and path template) when the caller names one (issue #13): one operation
+ * failing — a broken endpoint, a handler that times out — says little about the
+ * others, and a per-origin breaker let it pause every tool on that origin. A whole
+ * origin going down opens each operation's breaker after its own failures.
  */
 export interface ResilienceOptions {
   /** Attempts per call, the first included (C1: 3). */
@@ -34,6 +41,11 @@ export interface ResilientSendOptions extends SendOptions {
   idempotent?: boolean;
   /** When the invocation's deadline falls (epoch ms): a longer Retry-After is not waited for. */
   deadlineAt?: number;
+  /**
+   * The operation called, as `METHOD /path/{template}`: its breaker is its own. Without it
+   * the call shares one breaker with every other unnamed call to its origin.
+   */
+  operation?: string;
   /** The invocation's budget of backend calls: each retry takes one, and none is made when it is spent (C9). */
   calls?: CallBudget;
 }
@@ -47,9 +59,14 @@ export interface CallBudget {
 const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
 const RETRY_STATUSES = new Set([429, 502, 503, 504]);
 
+/** Shared by every operation of an origin: the bulkhead and the retry budget. */
 interface OriginState {
   inFlight: number;
   retriesInFlight: number;
+}
+
+/** One breaker: per operation, or per origin for calls that name none. */
+interface BreakerState {
   failures: number;
   openUntil: number;
   openMs: number;
@@ -71,33 +88,38 @@ export function withResilience(client: Sender, options: ResilienceOptions = {}):
     now: Date.now,
     ...options,
   };
+  // Both maps are bounded by the configuration: origins and operations come from the sculpts.
   const origins = new Map<string, OriginState>();
-  const stateOf = (origin: string): OriginState => {
+  const breakers = new Map<string, BreakerState>();
+  const originOf = (origin: string): OriginState => {
     let state = origins.get(origin);
     if (!state) {
-      state = {
-        inFlight: 0,
-        retriesInFlight: 0,
-        failures: 0,
-        openUntil: 0,
-        openMs: o.breakerOpenMs,
-        probing: false,
-      };
+      state = { inFlight: 0, retriesInFlight: 0 };
       origins.set(origin, state);
     }
     return state;
   };
+  const breakerOf = (key: string): BreakerState => {
+    let breaker = breakers.get(key);
+    if (!breaker) {
+      breaker = { failures: 0, openUntil: 0, openMs: o.breakerOpenMs, probing: false };
+      breakers.set(key, breaker);
+    }
+    return breaker;
+  };
 
   /** Breaker and bulkhead: may this call go out now? Throws a fast 503 when not. */
-  const admit = (state: OriginState): { probe: boolean } => {
-    if (state.openUntil > 0) {
-      const wait = state.openUntil - o.now();
-      if (wait > 0 || state.probing) {
-        throw new SculptorError('upstream.unavailable', 'The backend is failing; calls to it are paused.', {
-          retryAfter: Math.max(1, wait / 1000),
-        });
+  const admit = (state: OriginState, breaker: BreakerState): { probe: boolean } => {
+    if (breaker.openUntil > 0) {
+      const wait = breaker.openUntil - o.now();
+      if (wait > 0 || breaker.probing) {
+        throw new SculptorError(
+          'upstream.unavailable',
+          'The backend is failing this operation; calls to it are paused.',
+          { retryAfter: Math.max(1, wait / 1000) },
+        );
       }
-      state.probing = true; // half-open: this call is the one probe
+      breaker.probing = true; // half-open: this call is the one probe
       return { probe: true };
     }
     if (state.inFlight >= o.maxConcurrentPerOrigin) {
@@ -108,30 +130,32 @@ export function withResilience(client: Sender, options: ResilienceOptions = {}):
     return { probe: false };
   };
 
-  const record = (state: OriginState, failed: boolean, probe: boolean) => {
-    if (probe) state.probing = false;
+  const record = (breaker: BreakerState, failed: boolean, probe: boolean) => {
+    if (probe) breaker.probing = false;
     if (!failed) {
-      state.failures = 0;
-      state.openUntil = 0;
-      state.openMs = o.breakerOpenMs;
+      breaker.failures = 0;
+      breaker.openUntil = 0;
+      breaker.openMs = o.breakerOpenMs;
       return;
     }
-    state.failures++;
-    if (probe || state.failures >= o.breakerFailures) {
+    breaker.failures++;
+    if (probe || breaker.failures >= o.breakerFailures) {
       // Each reopening after a failed probe waits twice as long; jittered ±10 %
       // so that replicas do not probe in step.
-      if (probe) state.openMs = Math.min(o.breakerMaxOpenMs, state.openMs * 2);
-      state.openUntil = o.now() + state.openMs * (0.9 + 0.2 * o.random());
+      if (probe) breaker.openMs = Math.min(o.breakerMaxOpenMs, breaker.openMs * 2);
+      breaker.openUntil = o.now() + breaker.openMs * (0.9 + 0.2 * o.random());
     }
   };
 
   return {
     async send(request, sendOptions: ResilientSendOptions) {
-      const state = stateOf(new URL(request.url).origin);
+      const origin = new URL(request.url).origin;
+      const state = originOf(origin);
+      const breaker = breakerOf(sendOptions.operation ? `${origin} ${sendOptions.operation}` : origin);
       const idempotent =
         sendOptions.idempotent === true || IDEMPOTENT_METHODS.has(request.method.toUpperCase());
       for (let attempt = 1; ; attempt++) {
-        const { probe } = admit(state);
+        const { probe } = admit(state, breaker);
         const isRetry = attempt > 1;
         state.inFlight++;
         if (isRetry) state.retriesInFlight++;
@@ -148,12 +172,12 @@ export function withResilience(client: Sender, options: ResilienceOptions = {}):
         // nothing about the backend; only the deadline passing does.
         const abandoned = sendOptions.signal.aborted && !isTimeout(sendOptions.signal.reason);
         if (abandoned) {
-          if (probe) state.probing = false;
+          if (probe) breaker.probing = false;
           if (outcome.error !== undefined) throw outcome.error;
           return outcome.response!;
         }
         const failed = isFailure(outcome);
-        record(state, failed, probe);
+        record(breaker, failed, probe);
 
         const wait = backoff(attempt, outcome.response);
         const timeLeft = (sendOptions.deadlineAt ?? Number.POSITIVE_INFINITY) - o.now();
@@ -162,7 +186,7 @@ export function withResilience(client: Sender, options: ResilienceOptions = {}):
           attempt < o.maxAttempts &&
           isRetryable(outcome) &&
           state.retriesInFlight < Math.max(o.retryBudgetMin, o.retryBudgetRatio * state.inFlight) &&
-          state.openUntil === 0 &&
+          breaker.openUntil === 0 &&
           wait < timeLeft &&
           !sendOptions.signal.aborted &&
           (sendOptions.calls?.tryTake() ?? true);

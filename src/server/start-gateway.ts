@@ -25,6 +25,7 @@ import { createMetrics, type GatewayMetrics } from '../telemetry/metrics.ts';
 import { backendSecrets, urlPassword } from '../telemetry/redactor.ts';
 import { traceServerRequest } from '../telemetry/server-span.ts';
 import { tracingActive } from '../telemetry/tracing.ts';
+import { createCallerConcurrency } from './caller-concurrency.ts';
 import { createCore } from './create-core.ts';
 import { createLoadShedder } from './load-shedder.ts';
 import { createInvocationGate } from './invocation-gate.ts';
@@ -155,7 +156,16 @@ export async function startGateway({
       callers: () => callers,
       // Per-tenant quotas, shared by the replicas through the same store (issue #20).
       quotas: createQuotaCheck(store, settings.secret),
-      admit: createInvocationGate(shedder, limiter),
+      admit: createInvocationGate({
+        shedder,
+        limiter,
+        // Per-caller concurrency cap (issue #13): one caller's slow invocations cannot fill the
+        // per-origin bulkheads and starve the others; SCULPTOR_MAX_INFLIGHT_PER_CALLER, 0 = off.
+        ...(settings.maxInflightPerCaller > 0
+          ? { slots: createCallerConcurrency({ maxPerCaller: settings.maxInflightPerCaller }) }
+          : {}),
+        callersConfigured: Boolean(settings.callers),
+      }),
       prefix: settings.prefix,
       ...(onInvocation ? { onInvocation } : {}),
     }),

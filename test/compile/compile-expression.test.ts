@@ -60,6 +60,33 @@ describe('regular expressions (RELIABILITY G3)', () => {
     expect(codeOf(() => compile(`$match($.s, /${pattern}/)`))).toBe('compile.unsafe_regex');
   });
 
+  // JavaScript syntax RE2 spells differently is refused too, the message naming the construct and
+  // what to write instead; a backreference or lookaround still says why (not linear-time).
+  it.each([
+    ['\\u0041', /`\\u0041`.*RE2 writes `\\x\{0041\}`, or the character itself/],
+    ['[\\u0041-\\u005a]', /`\\u0041`.*`\\x\{0041\}`/],
+    ['\\cJ', /`\\cJ`.*RE2 writes `\\x\{0A\}`/],
+    ['[^]', /`\[\^\]` \(any character\).*RE2 writes `\[\\s\\S\]`/],
+    ['[\\b]', /`\[\\b\]` \(a backspace\).*RE2 writes `\\x\{08\}`/],
+    ['\\e', /`\\e`, which is not an escape in RE2/],
+    ['a{1001}', /more than RE2's 1000 times/],
+    ['(a)\\1', /cannot run in linear time/],
+    ['a(?=b)', /cannot run in linear time/],
+  ])('refuses /%s/ at load, saying what to write instead', (pattern, message) => {
+    let error: SculptorError | undefined;
+    try {
+      compile(`$match($.s, /${pattern}/)`);
+    } catch (err) {
+      error = err as SculptorError;
+    }
+    expect(error?.code).toBe('compile.unsafe_regex');
+    expect(error?.message).toMatch(message);
+  });
+
+  it('reads an escaped backslash as RE2 does: /\\\\u0041/ is a backslash and "u0041", and loads', async () => {
+    expect(await compile('$contains($.s, /\\\\u0041/)').evaluate({ s: 'a\\u0041' }, {})).toBe(true);
+  });
+
   it('evaluates safe regexes as JSONata does', async () => {
     expect(await compile('$match("New York, NY", /([A-Z]+)$/).groups[0]').evaluate({}, {})).toBe('NY');
     expect(await compile('$replace("a-b-c", /-/, "+")').evaluate({}, {})).toBe('a+b+c');

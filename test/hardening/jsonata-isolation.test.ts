@@ -50,7 +50,12 @@ const invokeTool = (name: string, inputs: Record<string, unknown>) =>
     input_parameters: Object.entries(inputs).map(([n, value]) => ({ name: n, value })),
   });
 
-const probeLivez = <T>(work: Promise<T>) => probeLivezAt(gateway.url, work);
+/** One run of `work` (each takes the whole deadline, ample for the probes), /livez probed throughout. */
+const probeLivez = async <T>(work: () => Promise<T>) => {
+  const { results, times } = await probeLivezAt(gateway.url, work);
+  expect(results).toHaveLength(1);
+  return { result: results[0]!, times };
+};
 
 describe('SCULPTOR_JSONATA_ISOLATION=worker, M1 loop without guardrails', () => {
   it('evaluates ordinary projections in the workers', async () => {
@@ -62,7 +67,7 @@ describe('SCULPTOR_JSONATA_ISOLATION=worker, M1 loop without guardrails', () => 
   it('in a step: 504 upstream.timeout at the deadline, /livez answering < 100 ms throughout', async () => {
     const killed = pool.stats().killed;
     const started = performance.now();
-    const { result, times } = await probeLivez(invokeTool('runaway_params', { start: 1 }));
+    const { result, times } = await probeLivez(() => invokeTool('runaway_params', { start: 1 }));
     const elapsed = performance.now() - started;
     expect(result.status).toBe(504);
     expect(result.body.code).toBe('upstream.timeout');
@@ -75,7 +80,7 @@ describe('SCULPTOR_JSONATA_ISOLATION=worker, M1 loop without guardrails', () => 
 
   it('in the output projection: 504 upstream.timeout at the deadline, /livez < 100 ms', async () => {
     const started = performance.now();
-    const { result, times } = await probeLivez(invokeTool('runaway_output', { start: 1 }));
+    const { result, times } = await probeLivez(() => invokeTool('runaway_output', { start: 1 }));
     const elapsed = performance.now() - started;
     // The deadline's kill (JSONata W1001) is reported as the deadline, as for a step.
     expect(result.status).toBe(504);

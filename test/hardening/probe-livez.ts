@@ -1,24 +1,46 @@
+import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';
 
+/** How long one /livez call may take before it counts as unanswered: a frozen gateway fails fast. */
+const PROBE_TIMEOUT_MS = 1_000;
+
 /**
- * Calls `${url}/livez` every 20 ms while `work` runs: the answers' times, slowest first.
- * (An evaluation holding the event loop would hold every one of them.)
+ * Calls `${url}/livez` every 20 ms while `work` runs, again and again, until there are at least
+ * `samples` answers and `work` has run once: every answer is taken while an evaluation is under
+ * way (an evaluation holding the event loop would hold the answer). A refused evaluation can
+ * take a few milliseconds, less than one probe: hence the repeats. Bounded by `maxMs`.
+ * Returns every result of `work` and the answers' times, slowest first (an unanswered probe
+ * counts as its timeout).
  */
-export async function probeLivez<T>(url: string, work: Promise<T>): Promise<{ result: T; times: number[] }> {
+export async function probeLivez<T>(
+  url: string,
+  work: () => Promise<T>,
+  { samples = 5, maxMs = 10_000 }: { samples?: number; maxMs?: number } = {},
+): Promise<{ results: T[]; times: number[] }> {
   let done = false;
   const times: number[] = [];
   const probing = (async () => {
     while (!done) {
       const started = performance.now();
-      const res = await fetch(`${url}/livez`);
-      await res.arrayBuffer();
-      expect(res.status).toBe(200);
-      times.push(performance.now() - started);
+      try {
+        const res = await fetch(`${url}/livez`, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+        await res.arrayBuffer();
+        times.push(res.status === 200 ? performance.now() - started : Number.POSITIVE_INFINITY);
+      } catch {
+        times.push(Number.POSITIVE_INFINITY);
+      }
       await new Promise((r) => setTimeout(r, 20));
     }
   })();
+  const results: T[] = [];
+  const until = performance.now() + maxMs;
   try {
-    return { result: await work, times };
+    do {
+      results.push(await work());
+      // A macrotask between runs, so a `work` that settles at once cannot starve the probes.
+      await new Promise((r) => setImmediate(r));
+    } while (times.length < samples && performance.now() < until);
+    return { results, times };
   } finally {
     done = true;
     await probing;
@@ -26,12 +48,15 @@ export async function probeLivez<T>(url: string, work: Promise<T>): Promise<{ re
   }
 }
 
-/**
- * /livez answers in < 100 ms throughout. One answer may be late by the OS scheduler's doing
- * on a shared 2-core machine (the suite runs files in parallel), never by much.
- */
-export function expectLivezFast(times: number[], minimum = 10): void {
+/** /livez answered every probe, at least `minimum` of them, each in < 100 ms (issue #13). */
+export function expectLivezFast(times: number[], minimum = 5): void {
   expect(times.length).toBeGreaterThanOrEqual(minimum);
-  expect(times[1] ?? 0).toBeLessThan(100);
-  expect(times[0] ?? 0).toBeLessThan(300);
+  expect(times[0], `slowest /livez of ${times.length}`).toBeLessThan(100);
+}
+
+/** Resident set size of a process in bytes, from /proc (Linux): a child gateway's memory. */
+export function rssOf(pid: number): number {
+  const kib = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  if (kib === undefined) throw new Error(`no VmRSS for process ${pid}`);
+  return Number(kib) * 1024;
 }

@@ -2,7 +2,7 @@
  * Issue #13, the smaller findings about who is blamed for what, over real HTTP (the gateway
  * and the fault backend on loopback): a caller hanging up is not the backend's timeout; a bad
  * value a backend answered is not the caller's invalid input; a backend's Retry-After reaches
- * the caller.
+ * the caller; one operation's failures pause that operation, not its whole origin.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolIdFor } from '../../src/compile/tool-signature.ts';
@@ -87,6 +87,20 @@ describe('a bad path value', () => {
   });
 });
 
+describe('a bad path value, judged by where the params expression takes it from', () => {
+  it("made from the caller's input alone is input.invalid, even transformed and after another step", async () => {
+    const res = await call('chained_derived', { id: 'abc', words: 'A/B' });
+    expect([res.status, res.body.code]).toEqual([400, 'input.invalid']);
+    expect(res.body.problems).toEqual([{ parameter: 'mode', reason: expect.any(String) }]);
+  });
+
+  it('made from a backend answer alone is upstream.invalid_response, even when the caller happened to send the same value', async () => {
+    // The fault backend answers {"next": "abc/next"}; the caller also sent "abc/next", unused.
+    const res = await call('chained_derived', { id: 'abc', tag: 'abc/next' });
+    expect([res.status, res.body.code]).toEqual([502, 'upstream.invalid_response']);
+  });
+});
+
 describe("a backend's Retry-After", () => {
   it.each([
     [429, 'upstream.rate_limited'],
@@ -96,5 +110,37 @@ describe("a backend's Retry-After", () => {
     expect([res.status, res.body.code]).toEqual([503, errorCode]);
     // The fault backend answers Retry-After: 2.
     expect(res.headers.get('retry-after')).toBe('2');
+  });
+});
+
+describe('a failing operation', () => {
+  it('opens its own breaker: another operation on the same origin is still called', async () => {
+    // tripping and faulty are two backends on one origin here: GET /{mode} and GET /status.
+    const shared = await startTestGateway(SCULPTS, {
+      FAULT_URL: fault.origin,
+      HOSTILE_URL: fault.origin,
+      FAULTY_URL: faulty.origin,
+      TRIPPING_URL: faulty.origin,
+      KEYED_TOKEN: 'unused-token',
+    });
+    try {
+      const tripping = (mode: string) =>
+        invoke(shared.url, `/tools/${toolIdFor('tripping_mode')}:invoke`, body('tripping_mode', { mode }));
+      for (let i = 0; i < 5; i++) expect((await tripping('ERROR_500')).body.code).toBe('upstream.error');
+      const sent = faulty.requests.length;
+      const paused = await tripping('ERROR_500');
+      expect([paused.status, paused.body.code]).toEqual([503, 'upstream.unavailable']);
+      expect(faulty.requests.length).toBe(sent); // the open breaker answered, not the backend
+
+      const other = await invoke(
+        shared.url,
+        `/tools/${toolIdFor('faulty_status')}:invoke`,
+        body('faulty_status', { code: 200 }),
+      );
+      expect(other.status).toBe(200);
+      expect(faulty.requests.slice(sent).map((r) => r.url)).toEqual(['/status?code=200']);
+    } finally {
+      await shared.close();
+    }
   });
 });

@@ -46,7 +46,7 @@ afterAll(() => client.close());
 
 const fast: ResilienceOptions = { backoffBaseMs: 5, backoffCapMs: 20 };
 let pathCounter = 0;
-/** A fresh path (and so fresh counters) per test; the breaker is per origin, so each test gets its own sender. */
+/** A fresh path (and so fresh counters) per test; unnamed calls share their origin's breaker, so each test gets its own sender. */
 function script(statuses: number[], extra: { delayMs?: number; retryAfter?: string } = {}): string {
   const path = `/p${pathCounter++}`;
   scripts.set(path, { statuses, ...extra });
@@ -176,6 +176,42 @@ describe('circuit breaker (RELIABILITY C7)', () => {
     await new Promise((r) => setTimeout(r, 130));
     expect(await codeOf(send(sender, path))).toBe('upstream.unavailable'); // still open (200 ms now)
     expect(hits(path)).toBe(6);
+  });
+});
+
+describe('breakers per operation, bulkhead per origin (issue #13)', () => {
+  const sendAs = (sender: ReturnType<typeof withResilience>, path: string, operation: string) =>
+    sender.send({ method: 'GET', url: `${origin}${path}`, headers: {} }, {
+      signal: AbortSignal.timeout(5_000),
+      allowPrivate: true,
+      operation,
+    } as never);
+
+  it('a failing operation opens its own breaker; another operation of the same origin still goes out', async () => {
+    const failing = script([500]);
+    const healthy = script([200]);
+    const sender = withResilience(client, { ...fast, breakerOpenMs: 10_000 });
+    for (let i = 0; i < 5; i++) expect((await sendAs(sender, failing, `GET ${failing}`)).status).toBe(500);
+    expect(await codeOf(sendAs(sender, failing, `GET ${failing}`))).toBe('upstream.unavailable');
+    expect(hits(failing)).toBe(5);
+    expect((await sendAs(sender, healthy, `GET ${healthy}`)).status).toBe(200);
+    expect(hits(healthy)).toBe(1);
+    // Unnamed calls keep one breaker for the origin: the same five failures pause them all.
+    const unnamed = withResilience(client, { ...fast, breakerOpenMs: 10_000 });
+    for (let i = 0; i < 5; i++) await send(unnamed, failing);
+    expect(await codeOf(send(unnamed, healthy))).toBe('upstream.unavailable');
+    expect(hits(healthy)).toBe(1);
+  });
+
+  it('the concurrency cap is still shared by every operation of the origin', async () => {
+    const slow = script([200], { delayMs: 300 });
+    const other = script([200]);
+    const sender = withResilience(client, { ...fast, maxConcurrentPerOrigin: 2 });
+    const held = [sendAs(sender, slow, `GET ${slow}`), sendAs(sender, slow, `GET ${slow}`)];
+    expect(await codeOf(sendAs(sender, other, `GET ${other}`))).toBe('upstream.unavailable');
+    expect(hits(other)).toBe(0);
+    await Promise.all(held);
+    expect((await sendAs(sender, other, `GET ${other}`)).status).toBe(200);
   });
 });
 

@@ -57,6 +57,7 @@ export const A2T_ERRORS: ErrorTable<A2tAnswer> = {
   'request.rate_limited': 'problem',
   'request.quota_exceeded': 'problem',
   'request.cancelled': 'problem',
+  'request.too_many_in_flight': 'problem',
   'auth.unauthenticated': 'problem',
   'auth.invalid_token': 'problem',
   'auth.forbidden': 'problem',

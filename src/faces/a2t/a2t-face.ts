@@ -48,7 +48,16 @@ export function createA2tFace(options: A2tFaceOptions): Face {
 
   const handle = async (c: Context) => {
     // Only invocations are POSTs on A2T; they are admitted before anything else is looked at.
-    if (c.req.method === 'POST') await options.admit?.(c);
+    if (c.req.method !== 'POST' || !options.admit) return route(c);
+    const release = await options.admit(c);
+    try {
+      return await route(c);
+    } finally {
+      release();
+    }
+  };
+
+  const route = async (c: Context) => {
     // Every A2T route needs a caller (RELIABILITY D1), even to learn that a path does not exist.
     const caller = await requestCaller(c, options.callers?.());
     const audience = audienceOf(caller);

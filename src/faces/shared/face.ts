@@ -20,7 +20,9 @@ export interface Face {
 
 /**
  * Admission of one invocation, the same for every face: throws `gateway.overloaded` while the
- * event loop lags (RELIABILITY C10) and `request.rate_limited` past the caller's rate
- * (RELIABILITY A7). A face calls it once it knows a request is an invocation.
+ * event loop lags (RELIABILITY C10), `request.rate_limited` past the caller's rate (RELIABILITY
+ * A7) and `request.too_many_in_flight` past its concurrency cap; else resolves to the function
+ * that gives the caller's slot back, which the face calls once the invocation has answered.
+ * A face calls it as soon as it knows a request is an invocation.
  */
-export type InvocationGate = (c: Context) => Promise<void>;
+export type InvocationGate = (c: Context) => Promise<() => void>;

@@ -1,26 +1,23 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toolIdFor } from '../../../src/compile/tool-signature.ts';
 import { CODES, type ErrorCode } from '../../../src/errors/sculptor-error.ts';
 import { loadRecordings, startReplayServer } from '../../../src/replay/index.ts';
 import {
-  type ActualOutcome,
   checkCase,
   findSculptsFolder,
   findSculptTestFiles,
   formatSculptTestRun,
-  invocationBody,
   loadSculptTestFile,
   replayEnv,
   runSculptTests,
-  type SculptTestCase,
   type SculptTestFile,
   type SculptTestRun,
 } from '../../../src/testing/index.ts';
-import { invoke, startTestGateway } from '../../support/start-test-gateway.ts';
+import { FACE_DRIVERS } from '../../faces/drivers/index.ts';
+import { startTestGateway } from '../../support/start-test-gateway.ts';
 
 // Every sculpt test file of the project (the samples in sculpts/ and the chain cases here),
-// run twice: through the engine by runSculptTests, and through the real A2T face over HTTP,
+// run through the engine by runSculptTests, and through every face over HTTP (FACE_DRIVERS),
 // a gateway pointed at the same recordings by environment, as an operator would do it.
 
 const ROOTS = ['sculpts', 'test/cases/tools'];
@@ -64,57 +61,48 @@ describe('through the engine (runSculptTests)', () => {
   }
 });
 
-describe('through the A2T face over HTTP (a gateway pointed at a replay server)', () => {
-  for (const test of tests) {
-    describe(rel(test.file), () => {
-      let replay: Awaited<ReturnType<typeof startReplayServer>>;
-      let sculpts: string;
-      let env: Record<string, string>;
-      beforeAll(async () => {
-        sculpts = test.sculpts ?? (await findSculptsFolder(test.file))!;
-        replay = await startReplayServer(await loadRecordings(test.recordings));
-        env = await replayEnv(sculpts, replay.url);
-      });
-      afterAll(async () => {
-        await replay?.close();
-      });
-
-      for (const testCase of test.cases) {
-        it(testCase.name, async () => {
-          // A gateway per case: its step cache must not carry one case's answers into the next.
-          const gateway = await startTestGateway(sculpts, env);
-          try {
-            const before = replay.requests.length;
-            const { status, actual } = await invokeThroughFace(gateway.url, test, testCase);
-            const calls = replay.requests.slice(before);
-            expect(checkCase(testCase, actual, calls)).toEqual([]);
-            const wanted = testCase.expect;
-            expect(status).toBe('error' in wanted ? CODES[wanted.error as ErrorCode].status : 200);
-          } finally {
-            await gateway.close();
-          }
+for (const driver of FACE_DRIVERS) {
+  describe(`through the ${driver.name} face over HTTP (a gateway pointed at a replay server)`, () => {
+    for (const test of tests) {
+      describe(rel(test.file), () => {
+        let replay: Awaited<ReturnType<typeof startReplayServer>>;
+        let sculpts: string;
+        let env: Record<string, string>;
+        beforeAll(async () => {
+          sculpts = test.sculpts ?? (await findSculptsFolder(test.file))!;
+          replay = await startReplayServer(await loadRecordings(test.recordings));
+          env = await replayEnv(sculpts, replay.url);
         });
-      }
-    });
-  }
-});
+        afterAll(async () => {
+          await replay?.close();
+        });
 
-async function invokeThroughFace(
-  gatewayUrl: string,
-  test: SculptTestFile,
-  testCase: SculptTestCase,
-): Promise<{ status: number; actual: ActualOutcome }> {
-  const version = testCase.version ?? test.version;
-  const id = toolIdFor(test.tool);
-  const route = version === undefined ? `/tools/${id}:invoke` : `/tools/${id}/versions/${version}:invoke`;
-  const res = await invoke(gatewayUrl, route, invocationBody(test.tool, testCase.inputs));
-  if (res.status === 200) {
-    const outputs = res.body.output_parameters as Array<{ name: string; value: unknown }>;
-    const byName = Object.fromEntries(outputs.map((p) => [p.name, p.value]));
-    return { status: res.status, actual: { outputs: byName } };
-  }
-  return {
-    status: res.status,
-    actual: { error: { code: String(res.body.code), message: String(res.body.detail) } },
-  };
+        for (const testCase of test.cases) {
+          it(testCase.name, async () => {
+            // A gateway per case: its step cache must not carry one case's answers into the next.
+            const gateway = await startTestGateway(sculpts, env);
+            try {
+              const before = replay.requests.length;
+              const { status, actual } = await driver.invoke(gateway.url, {
+                tool: test.tool,
+                inputs: testCase.inputs,
+                ...((testCase.version ?? test.version) !== undefined
+                  ? { version: (testCase.version ?? test.version)! }
+                  : {}),
+              });
+              const calls = replay.requests.slice(before);
+              expect(checkCase(testCase, actual, calls)).toEqual([]);
+              const wanted = testCase.expect;
+              if (status !== undefined) {
+                expect(status).toBe('error' in wanted ? CODES[wanted.error as ErrorCode].status : 200);
+              }
+            } finally {
+              await driver.close?.(gateway.url);
+              await gateway.close();
+            }
+          });
+        }
+      });
+    }
+  });
 }

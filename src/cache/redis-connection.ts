@@ -45,6 +45,29 @@ export function isRedisUrl(url: string): boolean {
   return SCHEME.test(url);
 }
 
+/**
+ * Every secret a REDIS_URL holds, for the log redactor: the data nodes' password and, for
+ * Sentinel, the sentinels' (`sentinelPassword`). Multi-host URLs are no WHATWG URLs, so they
+ * are read the way connectRedis reads them; a URL that does not parse holds nothing to hide
+ * that the settings check has not already refused.
+ */
+export function redisSecrets(url: string | undefined): string[] {
+  if (!url) return [];
+  try {
+    const deployment = parseRedisUrl(url);
+    if (deployment.kind === 'node') {
+      const { password } = new URL(url);
+      return password ? [decodeURIComponent(password)] : [];
+    }
+    return [
+      deployment.password,
+      deployment.kind === 'sentinel' ? deployment.sentinelPassword : undefined,
+    ].filter((value): value is string => value !== undefined && value.length > 0);
+  } catch {
+    return [];
+  }
+}
+
 /** Parses a REDIS_URL; throws a message naming the expected form when it is not one. */
 export function parseRedisUrl(url: string): RedisDeployment {
   const scheme = SCHEME.exec(url);

@@ -188,7 +188,11 @@ export class StepCache {
       this.#counters.hits++;
       return { value: cached.value, outcome: 'hit' };
     }
-    const lease = `lease:${key}`;
+    // The key inside braces is the lease's Redis Cluster hash tag: a key without braces is
+    // hashed whole, so the lease lands in the value's slot, and the holder's write-then-release
+    // on one connection reaches one shard in order (a waiter that sees the lease free reads
+    // the value first, see #readAgain).
+    const lease = `lease:{${key}}`;
     const claimed = await this.#claim(lease);
     // true: held, though a holder may have finished just before; false: another replica
     // loads; undefined: the store cannot tell (private to this process, or degraded).

@@ -11,7 +11,8 @@ import { SculptLoadError, toSculptorError } from '../errors/sculptor-error.ts';
 import type { BackendRequest, BackendResponse } from '../http/backend-client.ts';
 import { redactUrl } from '../http/index.ts';
 import { createCore } from '../server/create-core.ts';
-import { backendSecrets, Redactor, urlPassword } from '../telemetry/redactor.ts';
+import { backendSecrets, Redactor } from '../telemetry/redactor.ts';
+import { redisSecrets } from '../cache/redis-connection.ts';
 import { type ParsedArgs, UsageError } from './command-table.ts';
 import { sculptsDir } from './designer-commands.ts';
 
@@ -71,7 +72,7 @@ export async function invokeCommand({ values, positionals }: ParsedArgs): Promis
   redactor.add([
     ...tool.steps.flatMap((step) => backendSecrets(step.backend)),
     ...(settings.secretFromEnv ? [settings.secret] : []),
-    ...urlPassword(settings.redisUrl),
+    ...redisSecrets(settings.redisUrl),
   ]);
   const traces = new Map<string, StepTrace>();
   const trace = (id: string) => traces.get(id) ?? traces.set(id, {}).get(id)!;

@@ -22,7 +22,8 @@ import type { Face } from '../faces/shared/face.ts';
 import { hasDotSegment, rawPath } from '../faces/shared/raw-path.ts';
 import { describeError, type GatewayLogger } from '../telemetry/logger.ts';
 import { createMetrics, type GatewayMetrics } from '../telemetry/metrics.ts';
-import { backendSecrets, urlPassword } from '../telemetry/redactor.ts';
+import { backendSecrets } from '../telemetry/redactor.ts';
+import { redisSecrets } from '../cache/redis-connection.ts';
 import { traceServerRequest } from '../telemetry/server-span.ts';
 import { tracingActive } from '../telemetry/tracing.ts';
 import { createCallerConcurrency } from './caller-concurrency.ts';
@@ -84,7 +85,7 @@ export async function startGateway({
 }: GatewayOptions): Promise<Gateway> {
   const logger: Logger | undefined = log?.logger;
   const redactor = log?.redactor;
-  redactor?.add([...(settings.secretFromEnv ? [settings.secret] : []), ...urlPassword(settings.redisUrl)]);
+  redactor?.add([...(settings.secretFromEnv ? [settings.secret] : []), ...redisSecrets(settings.redisUrl)]);
   const compile = async (): Promise<{ catalog: Catalog; callers: CallerDirectory | undefined }> => {
     // TLS only, unless the deployment says otherwise (RELIABILITY B1).
     const tools = await compileSculpts(settings.sculpts, env, {

@@ -80,14 +80,3 @@ export function backendSecrets(backend: {
   }
   return values;
 }
-
-/** The password of a redis://user:password@host URL, if any. */
-export function urlPassword(url: string | undefined): string[] {
-  if (!url) return [];
-  try {
-    const { password } = new URL(url);
-    return password ? [decodeURIComponent(password)] : [];
-  } catch {
-    return [];
-  }
-}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRedisUrl } from '../../src/cache/redis-connection.ts';
+import { parseRedisUrl, redisSecrets } from '../../src/cache/redis-connection.ts';
 import { readSettings } from '../../src/config/settings.ts';
 
 describe('REDIS_URL forms (issue #20)', () => {
@@ -48,5 +48,15 @@ describe('REDIS_URL forms (issue #20)', () => {
     expect(() => parseRedisUrl('redis+sentinel://s1:26379')).toThrow(/master/);
     expect(() => parseRedisUrl('redis-cluster://nohost')).toThrow(/host:port/);
     expect(() => readSettings({ REDIS_URL: 'redis+sentinel://s1:26379' })).toThrow(/master/);
+  });
+
+  it('hands the log redactor every password a URL holds, multi-host forms included', () => {
+    expect(redisSecrets('redis://user:p%40ss@host:6379')).toEqual(['p@ss']);
+    expect(redisSecrets('redis://host:6379')).toEqual([]);
+    expect(redisSecrets(undefined)).toEqual([]);
+    expect(redisSecrets('redis-cluster://:cl%2Fpw@10.0.0.1:7000,10.0.0.2:7001')).toEqual(['cl/pw']);
+    expect(
+      redisSecrets('redis+sentinel://app:data-pw@s1:26379,s2:26379/mymaster?sentinelPassword=sent-pw'),
+    ).toEqual(['data-pw', 'sent-pw']);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backendSecrets, Redactor, urlPassword } from '../../src/telemetry/redactor.ts';
+import { backendSecrets, Redactor } from '../../src/telemetry/redactor.ts';
 
 describe('Redactor', () => {
   it('replaces registered secrets, raw, JSON-escaped and URL-encoded', () => {
@@ -32,7 +32,7 @@ describe('Redactor', () => {
   });
 });
 
-describe('backendSecrets and urlPassword', () => {
+describe('backendSecrets', () => {
   it('collects credentials, sensitive static headers and bare bearer tokens', () => {
     const values = backendSecrets({
       auth: [{ value: 'Bearer abcdef123456' }, { value: 'qkey-0001' }],
@@ -43,11 +43,5 @@ describe('backendSecrets and urlPassword', () => {
     );
     expect(values).not.toContain('application/json');
     expect(values).not.toContain('sculptor (ops@x)');
-  });
-
-  it('reads the password of a Redis URL', () => {
-    expect(urlPassword('redis://user:p%40ss@host:6379')).toEqual(['p@ss']);
-    expect(urlPassword('redis://host:6379')).toEqual([]);
-    expect(urlPassword(undefined)).toEqual([]);
   });
 });

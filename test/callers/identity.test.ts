@@ -162,6 +162,16 @@ describe('inbound: access tokens of the identity provider', () => {
     await invalid(hs);
   });
 
+  it('exp and nbf hold within the configured clock skew (5 s), not beyond it', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    // Expired 2 s ago, or valid from 2 s from now: within the skew, accepted.
+    expect((await call('tenant_whoami', await forge({ exp: now - 2 }))).status).toBe(200);
+    expect((await call('tenant_whoami', await forge({ nbf: now + 2 }))).status).toBe(200);
+    // Beyond it: refused as invalid tokens.
+    await invalid(await forge({ exp: now - 30 }));
+    await invalid(await forge({ nbf: now + 30 }));
+  });
+
   it('a key rotated in at the provider is picked up when a token names it', async () => {
     await idp.rotateKeys();
     const token = await idp.token('alice', AUDIENCE, 'tools.read');

@@ -66,11 +66,13 @@ export async function invokeCommand({ values, positionals }: ParsedArgs): Promis
   const inputs = parseInputs(pairs, tool.signature.input_parameters);
 
   // Everything printed passes the redactor (issue #13 F5): a backend may echo a credential in
-  // its answer, and the debug view shows answers. It knows the configured secrets and, through
-  // the debug hook, the values the invocation sent (fetched tokens, pass-through values).
+  // its answer, and the debug view shows answers. It knows every configured secret — of every
+  // backend of the folder, not only this tool's: a backend may echo one it was never sent —
+  // and, through the debug hook, the values the invocation sent (fetched tokens, pass-through
+  // values).
   const redactor = new Redactor();
   redactor.add([
-    ...tool.steps.flatMap((step) => backendSecrets(step.backend)),
+    ...[...new Set(tools.flatMap((t) => t.steps.map((step) => step.backend)))].flatMap(backendSecrets),
     ...(settings.secretFromEnv ? [settings.secret] : []),
     ...redisSecrets(settings.redisUrl),
   ]);

@@ -49,7 +49,11 @@ describe('cross-replica single flight', () => {
   it('a lease holder that dies (never writes, never releases): the others load once the lease expires', async () => {
     const [holder, waiter] = [await replica({ leaseMs: 400 }), await replica({ leaseWaitMs: 5_000 })];
     // The holder takes the lease and its process "dies" with the load: it never settles.
-    void holder.getOrLoad('orphan', 60_000, () => new Promise(() => {}));
+    void holder.getOrLoad(
+      'orphan',
+      60_000,
+      () => new Promise<{ value: unknown; cacheable: boolean }>(() => {}),
+    );
     await new Promise((resolve) => setTimeout(resolve, 50));
     const loads = { count: 0 };
     const started = performance.now();

@@ -61,7 +61,7 @@ describe('sculptor init → check → test', { timeout: 90_000 }, () => {
       'GET /users/{username}',
       'DELETE /repos/{owner}/{repo}',
     ]);
-    expect(tools).toEqual(['list_issues_for_repository', 'get_single_user', 'delete_repository']);
+    expect(tools).toEqual(['list_issues_for_repository', 'get_user', 'delete_repository']);
     const issues = parse(await readFile(path.join(dir, 'list_issues_for_repository.v1.sculpt.yaml'), 'utf8'));
     expect(Object.keys(issues.inputs)).toEqual(['owner', 'repo', 'labels']);
     // Required in this document but with a default: hidden as constants, not asked of the LLM.
@@ -90,7 +90,7 @@ describe('sculptor init → check → test', { timeout: 90_000 }, () => {
       'GET /Accounts/{AccountSid}/Messages{mediaTypeExtension}',
       'GET /Accounts/{AccountSid}/AvailablePhoneNumbers/{IsoCountryCode}/Local{mediaTypeExtension}',
     ]);
-    const text = await readFile(path.join(dir, 'list_available_phone_numbers_local.v1.sculpt.yaml'), 'utf8');
+    const text = await readFile(path.join(dir, 'list_available_phone_number_local.v1.sculpt.yaml'), 'utf8');
     const sculpt = parse(text);
     expect(sculpt.inputs).toEqual({
       iso_country_code: { type: 'string', maxLength: 2, description: 'ISO 3166-1 alpha-2.' },

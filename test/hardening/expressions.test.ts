@@ -13,6 +13,7 @@ import { toolIdFor } from '../../src/compile/tool-signature.ts';
 import { type GatewayProcess, startGatewayProcess } from '../server/gateway-process.ts';
 import { invoke, startTestGateway } from '../support/start-test-gateway.ts';
 import { expectLivezFast, probeLivez } from './probe-livez.ts';
+import { reportFigures } from '../support/report-figures.ts';
 
 const SCULPTS = 'test/hardening/fixtures/expressions';
 
@@ -115,7 +116,7 @@ describe('in process (the default)', () => {
     const elapsed = performance.now() - started;
     // The engine's own measure: without the HTTP round trip a loaded machine adds to `elapsed`.
     const report = gateway.reports.findLast((r) => r.tool === 'late_loop');
-    console.info(
+    reportFigures(
       `[expressions] late_loop: 1000 ms deadline, ended after ${report?.durationMs.toFixed(0)} ms in the engine, answered after ${elapsed.toFixed(0)} ms`,
     );
     expect(result.status).toBe(504);

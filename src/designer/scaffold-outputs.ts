@@ -143,9 +143,11 @@ function findList(schema: Json): { path: string[]; items: Json } | undefined {
   const arrays = Object.entries(properties).filter(
     ([, s]) => typeOf(s) === 'array' && isRecord(s.items) && typeOf(s.items) === 'object',
   );
-  const chosen = arrays.find(([k]) => LIST_PROPERTY.test(k)) ?? (arrays.length === 1 ? arrays[0] : undefined);
-  if (chosen) return { path: [chosen[0]], items: chosen[1].items as Json };
+  const named = arrays.find(([k]) => LIST_PROPERTY.test(k));
+  if (named) return { path: [named[0]], items: named[1].items as Json };
+  // An object with fields of its own is one thing, whatever list it holds (a pet and its tags).
   if (pickFields(schema, 2).picked.length >= 2) return undefined;
+  if (arrays.length === 1) return { path: [arrays[0]![0]], items: arrays[0]![1].items as Json };
   for (const [k, s] of Object.entries(properties)) {
     if (typeOf(s) !== 'object') continue;
     const inner = propertiesOf(s).properties;

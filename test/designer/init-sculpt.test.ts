@@ -277,6 +277,15 @@ describe('a scaffold a designer would keep (issue #14)', () => {
     });
   });
 
+  it('reads an object with fields of its own as one thing, whatever list it holds (a pet and its tags)', async () => {
+    const dir = await out();
+    const petstore = path.join(here, '../../sculpts/petstore/openapi/petstore.swagger.io-v2.swagger.yaml');
+    const result = await initSculpt({ openapi: petstore, operation: 'getPetById', out: dir });
+    const sculpt = parse(await readFile(result.sculptFile, 'utf8'));
+    expect(Object.keys(sculpt.outputs)).toEqual(['name', 'status']);
+    expect(sculpt.steps[0].params).toContain('"petId": "REPLACE_ME"');
+  });
+
   it('hides every identifier as "REPLACE_ME", integer path ids too', async () => {
     const dir = await out();
     const result = await initSculpt({

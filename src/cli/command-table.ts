@@ -112,7 +112,8 @@ listens on 127.0.0.1 unless HOST is set.`,
     details: `Loads and compiles every sculpt below dir without serving, then lints what
 compiled (lint.* warnings: programmatic inputs, whole backend objects in
 outputs, unused inputs, unbounded $sort, optional inputs on a first version,
-descriptions that do not say when to use the tool…) and, when dir holds a
+descriptions that do not say when to use the tool, the REPLACE_ME
+placeholders and "# REVIEW:" marks init left…) and, when dir holds a
 sculptor.lock.json, checks that no published version changed
 (lint.signature_drift, an error). With --callers, also checks a callers
 file against the tools as serve does (load.tenancy: a credential that
@@ -177,9 +178,11 @@ backends.yaml entry for the document when the folder has none for it.
 Required parameters that mean something to a user become inputs typed as
 narrowly as A2T allows (enums with capitalized values, bounded integers,
 strings with a maximum length); identifiers, paging, formats and headers are
-hidden as constants; the output is a few fields of the success answer. Every
-decision a designer should check is marked "# REVIEW:". The result passes
-sculptor check as written.`,
+hidden as constants ("REPLACE_ME" where a value must be set); the output is
+a few fields of the success answer, each its own output. Every decision a
+designer should check is marked "# REVIEW:". The result passes sculptor check
+as written (no error); check --strict fails until every REPLACE_ME is set and
+every REVIEW mark read and deleted.`,
     arguments: [],
     options: [
       {

@@ -21,6 +21,12 @@ function printFindings(findings: Finding[], stream: 'out' | 'err' = 'err'): void
   for (const f of findings) (stream === 'out' ? console.log : console.error)(formatFinding(f));
 }
 
+/** `lint.placeholder` and `lint.review_mark`: what `init` leaves for a designer. */
+function leftByInit(findings: Finding[]): number {
+  return findings.filter((f) => f.error.code === 'lint.placeholder' || f.error.code === 'lint.review_mark')
+    .length;
+}
+
 function counts(findings: Finding[]): { errors: number; warnings: number } {
   const errors = findings.filter((f) => f.severity === 'error').length;
   return { errors, warnings: findings.length - errors };
@@ -60,7 +66,10 @@ export async function checkCommand({ values, positionals }: ParsedArgs): Promise
   console.log(`${result.findings.length > 0 ? '\n' : ''}sculptor check: ${dir}: ${summary}`);
   if (errors > 0) return 1;
   if (warnings > 0 && values.strict === true) {
-    console.log('Failing on warnings (--strict).');
+    const left = leftByInit(result.findings);
+    console.log(
+      `Failing on warnings (--strict)${left > 0 ? `; ${left} of them are placeholders and REVIEW marks \`sculptor init\` left: replace each REPLACE_ME, act on each note and delete its mark` : ''}.`,
+    );
     return 1;
   }
   return 0;
@@ -91,11 +100,12 @@ export async function initCommand({ values }: ParsedArgs): Promise<number> {
   const check = await checkSculpts(out);
   printFindings(check.findings, 'out');
   const { errors, warnings } = counts(check.findings);
+  const left = leftByInit(check.findings);
   console.log(
-    `\nsculptor check ${out}: ${errors} error(s), ${warnings} warning(s). ${result.reviews} "# REVIEW:" mark(s) to go through in ${show(result.sculptFile)}.`,
+    `\nsculptor check ${out}: ${errors} error(s), ${warnings} warning(s), ${left} of them REVIEW marks and REPLACE_ME placeholders to deal with (sculptor check --strict fails until they are gone).`,
   );
   console.log(
-    `Next: edit the REVIEW marks, then sculptor test ${show(result.testFile)} and sculptor serve ${out} --watch.`,
+    `Next: act on each mark and delete it, then sculptor test ${show(result.testFile)} and sculptor serve ${out} --watch.`,
   );
   return errors > 0 ? 1 : 0;
 }

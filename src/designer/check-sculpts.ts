@@ -5,6 +5,7 @@ import type { CompiledTool } from '../compile/compile-tool.ts';
 import { SculptLoadError, SculptorError } from '../errors/sculptor-error.ts';
 import { error, type Finding, sortFindings } from './findings.ts';
 import { lintTools } from './lint-tools.ts';
+import { findReviewMarks } from './review-marks.ts';
 import { checkLock, lockFileOf, readLock, type SignatureLock } from './signature-lock.ts';
 
 export interface CheckResult {
@@ -34,7 +35,7 @@ export async function checkSculpts(
     if (!(err instanceof SculptLoadError)) throw err;
     return {
       tools: undefined,
-      findings: sortFindings(err.errors.map(error)),
+      findings: sortFindings([...err.errors.map(error), ...(await findReviewMarks(dir))]),
       lock: undefined,
       lockFile: lockFileOf(dir),
     };
@@ -49,15 +50,15 @@ export async function checkSculpts(
 }
 
 /**
- * Lint findings and lock findings for tools that compiled (also what
- * `serve --watch` reports after a reload).
+ * Lint findings, `init`'s placeholders and review marks, and lock findings
+ * for tools that compiled (also what `serve --watch` reports after a reload).
  */
 export async function reviewTools(
   tools: readonly CompiledTool[],
   dir: string,
 ): Promise<{ findings: Finding[]; lock: SignatureLock | undefined; lockFile: string }> {
   const lockFile = lockFileOf(dir);
-  const findings = lintTools(tools);
+  const findings = [...lintTools(tools), ...(await findReviewMarks(dir))];
   let lock: SignatureLock | undefined;
   try {
     lock = await readLock(dir);

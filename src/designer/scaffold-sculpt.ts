@@ -2,13 +2,24 @@ import { parametersByKey } from '../openapi/build-request.ts';
 import type { Operation, OperationParameter } from '../openapi/load-openapi.ts';
 import { isJsonMediaType } from '../openapi/media-type.ts';
 import { programmaticReason } from './lint-tools.ts';
+import { PLACEHOLDER } from './review-marks.ts';
+import { subjectOf, toolNameFor, whenToUse } from './scaffold-names.ts';
+import { PAGE_SIZE, planOutputs } from './scaffold-outputs.ts';
+import { isRecord, isScalar, type Json, propertiesOf, typeOf } from './scaffold-schema.ts';
+import { enumName, plainText, q, sentences, snakeCase } from './scaffold-text.ts';
+
+export { enumName, snakeCase } from './scaffold-text.ts';
+export { toolNameFor } from './scaffold-names.ts';
 
 /**
  * `sculptor init`: a first sculpt for one OpenAPI operation, written the way
  * a designer would start one — only the inputs that mean something to a user,
  * typed as narrowly as A2T allows; every programmatic parameter hidden as a
  * constant with a `# REVIEW:` comment; a trimmed output. What needs a human
- * decision is marked `# REVIEW:`; the rest passes `sculptor check` as written.
+ * decision is marked `# REVIEW:`, what needs a value is `REPLACE_ME`; the
+ * scaffold loads and passes `sculptor check` as written (no error), and
+ * `check --strict` fails until every mark and placeholder is dealt with.
+ * Names and descriptions: scaffold-names.ts; outputs: scaffold-outputs.ts.
  */
 
 export interface ScaffoldOptions {
@@ -41,9 +52,6 @@ export interface Scaffold {
 const DEFAULT_STRING_MAX = 256;
 const INT_MAX = 2_147_483_647;
 const MAX_ENUM_VALUES = 100;
-/** A page size a scaffold asks for: enough for an LLM, small enough to stay in its context. */
-const PAGE_SIZE = 10;
-const PLACEHOLDER = 'REPLACE_ME';
 
 const PAGE_SIZE_NAME =
   /^(limit|per_?page|page_?size|max_?results|max_?items|max_?count|count|top|\$top|rows|num)$/i;
@@ -56,197 +64,6 @@ const FORMAT_NAME =
 /** Headers the gateway or backends.yaml own; a sculpt never sets them. */
 const OWNED_HEADER =
   /^(authorization|cookie|host|accept|content-type|content-length|user-agent|proxy-.*|x-forwarded-.*|forwarded|connection|te|upgrade|transfer-encoding)$/i;
-/** Output fields an LLM rarely needs: plumbing, links, paging. */
-const PLUMBING_FIELD =
-  /(^id$|_id$|[a-z]Id$|^uuid$|_uuid$|[sS]id$|^sid$|url$|Url$|URL$|uri$|Uri$|^href$|etag|^node_id$|^_|token|cursor|hash$|^sha$|^page|page_?size$|^next|^previous|^first_?page|^last_?page|^start$|^end$|^offset$|^limit$|^api_version$|^account_sid$|^subresource)/;
-/** Output fields worth showing first, in this order. */
-const PREFERRED_FIELDS = [
-  'name',
-  'title',
-  'full_name',
-  'display_name',
-  'friendly_name',
-  'login',
-  'username',
-  'summary',
-  'description',
-  'status',
-  'state',
-  'phone_number',
-  'email',
-  'body',
-  'text',
-  'date',
-  'release_date',
-  'date_created',
-  'created_at',
-  'updated_at',
-  'total',
-  'count',
-  'price',
-  'amount',
-  'currency',
-  'score',
-  'popularity',
-  'followers',
-  'stargazers_count',
-  'open_issues_count',
-  'language',
-  'country',
-  'city',
-  'category',
-  'kind',
-  'type',
-];
-function preference(field: string): number {
-  const i = PREFERRED_FIELDS.indexOf(snakeCase(field));
-  return i < 0 ? PREFERRED_FIELDS.length : i;
-}
-/** Generic names of the list inside an answer. */
-const LIST_PROPERTY = /^(items|data|results|records|entries|values|list|elements|hits)$/i;
-
-type Json = Record<string, unknown>;
-
-// --- names and text -------------------------------------------------------------
-
-/** `getPetById`, `repos/list-for-org`, `Get an Album`, `IsoCountryCode` → snake case A2T names. */
-export function snakeCase(text: string): string {
-  const snake = text
-    .replace(/['’]/g, '')
-    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '_')
-    .replace(/^_+|_+$/g, '');
-  if (snake === '') return 'x';
-  return /^[a-z]/.test(snake) ? snake : `n_${snake}`;
-}
-
-/** A2T enum value names: capitalized snake case starting with a letter (`.json` → JSON, `2xx` → V_2XX). */
-export function enumName(value: string): string {
-  const snake = snakeCase(String(value)).toUpperCase();
-  return snake.startsWith('N_') && !/^n_/i.test(String(value)) ? `V_${snake.slice(2)}` : snake;
-}
-
-/** Markdown links, HTML tags and runs of white space removed; one paragraph. */
-export function plainText(text: string | undefined): string {
-  return (text ?? '')
-    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/<[^>]+>/g, ' ')
-    .replace(/[`*_]{1,3}([^`*_]+)[`*_]{1,3}/g, '$1')
-    .replace(/\s+/g, ' ')
-    .trim();
-}
-
-/** The first sentences of a text, at most `max` characters, ending with a period. */
-export function sentences(text: string, max: number, count = 2): string {
-  const parts = plainText(text).match(/[^.!?]+[.!?]+(\s|$)|[^.!?]+$/g) ?? [];
-  let out = '';
-  for (const part of parts.slice(0, count)) {
-    const next = `${out}${part.trim()} `;
-    if (next.trim().length > max) break;
-    out = next;
-  }
-  out = out.trim();
-  if (out === '')
-    out = plainText(text)
-      .slice(0, max - 1)
-      .trim();
-  if (out !== '' && !/[.!?]$/.test(out)) out = `${out.slice(0, max - 1)}.`;
-  return out;
-}
-
-const ARTICLES = new Set(['a', 'an', 'the']);
-
-/** The tool name: a short summary, else the operationId, else a short description, else method and path. */
-export function toolNameFor(operation: Operation): string {
-  const fromWords = (text: string | undefined): string | undefined => {
-    const first =
-      plainText(text)
-        .split(/[.!?\n]/)[0]
-        ?.trim() ?? '';
-    const words = snakeCase(first)
-      .split('_')
-      .filter((w) => !ARTICLES.has(w));
-    return first && words.length >= 2 && words.length <= 6 ? words.join('_') : undefined;
-  };
-  const name =
-    fromWords(operation.summary) ??
-    (operation.operationId ? snakeCase(operation.operationId) : undefined) ??
-    fromWords(operation.description) ??
-    fromRoute(operation);
-  return name.slice(0, 64).replace(/_+$/, '');
-}
-
-function fromRoute(operation: Operation): string {
-  const segments = operation.path.split('/').filter(Boolean);
-  const statics = segments.map((s) => s.replace(/\{[^}]*\}/g, '')).filter((s) => s !== '');
-  const item = /^\{[^}]+\}$/.test(segments[segments.length - 1] ?? '');
-  const verbs: Record<string, string> = { POST: 'create', PUT: 'update', PATCH: 'update', DELETE: 'delete' };
-  const verb =
-    operation.method === 'GET'
-      ? item
-        ? 'get'
-        : 'list'
-      : (verbs[operation.method] ?? operation.method.toLowerCase());
-  const noun = statics.slice(-2).map(snakeCase).join('_') || 'root';
-  return `${verb}_${noun}`;
-}
-
-/** A double-quoted YAML scalar (JSON strings are valid YAML). */
-function q(text: string): string {
-  return JSON.stringify(text);
-}
-
-/** A JSONata field reference: a name, or a back-quoted one. */
-function field(name: string): string {
-  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? name : `\`${name.replace(/`/g, '')}\``;
-}
-
-// --- schemas --------------------------------------------------------------------
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function typeOf(schema: unknown): string | undefined {
-  if (!isRecord(schema)) return undefined;
-  const t = schema.type;
-  if (typeof t === 'string') return t;
-  if (Array.isArray(t)) return t.find((x) => x !== 'null') as string | undefined;
-  if (isRecord(schema.properties) || Array.isArray(schema.allOf)) return 'object';
-  if (schema.items) return 'array';
-  for (const key of ['oneOf', 'anyOf'] as const) {
-    const options = schema[key];
-    if (Array.isArray(options)) {
-      const found = options.map(typeOf).find((x) => x !== undefined && x !== 'null');
-      if (found) return found;
-    }
-  }
-  return undefined;
-}
-
-/** Properties of an object schema, `allOf` parts merged. */
-function propertiesOf(schema: unknown): { properties: Record<string, Json>; required: Set<string> } {
-  const properties: Record<string, Json> = {};
-  const required = new Set<string>();
-  const visit = (s: unknown, depth: number) => {
-    if (!isRecord(s) || depth > 8) return;
-    if (isRecord(s.properties)) {
-      for (const [k, v] of Object.entries(s.properties)) if (isRecord(v)) properties[k] = v;
-    }
-    if (Array.isArray(s.required)) for (const r of s.required) if (typeof r === 'string') required.add(r);
-    if (Array.isArray(s.allOf)) for (const part of s.allOf) visit(part, depth + 1);
-  };
-  visit(schema, 0);
-  return { properties, required };
-}
-
-function isScalar(schema: unknown): boolean {
-  const t = typeOf(schema);
-  return t === 'string' || t === 'integer' || t === 'number' || t === 'boolean';
-}
-
 // --- parameters -----------------------------------------------------------------
 
 interface InputPlan {
@@ -385,12 +202,13 @@ function literal(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/**
+ * What a value a designer must set starts as: always the `REPLACE_ME` the docs
+ * promise, whatever the type (a number such as 1 would pass for a real id and
+ * go unnoticed); `check --strict` fails until it is replaced (review-marks.ts).
+ */
 function placeholderFor(schema: Json | undefined): unknown {
-  const t = typeOf(schema);
-  if (t === 'integer' || t === 'number') return 1;
-  if (t === 'boolean') return false;
-  if (t === 'array') return [PLACEHOLDER];
-  return PLACEHOLDER;
+  return typeOf(schema) === 'array' ? [PLACEHOLDER] : PLACEHOLDER;
 }
 
 /** Decides, for each backend parameter, whether it becomes an input, a hidden constant, or is left out. */
@@ -564,157 +382,6 @@ function decideBody(
   return { expression: members.length > 0 ? `{ ${members.join(', ')} }` : '{}', inputs, comments };
 }
 
-// --- outputs --------------------------------------------------------------------
-
-interface OutputPlan {
-  yaml: string[];
-  /** JSONata members `"name": expr`. */
-  members: string[];
-  comments: string[];
-}
-
-function successResponse(operation: Operation): { status: string; schema?: Json } | undefined {
-  const statuses = Object.keys(operation.responses).filter((s) => /^2/.test(s) || s === '2XX');
-  statuses.sort();
-  for (const status of statuses) {
-    const schema = operation.responses[status]?.schema;
-    if (isRecord(schema)) return { status, schema };
-  }
-  return statuses[0] ? { status: statuses[0] } : undefined;
-}
-
-/** Up to `count` scalar fields worth showing, preferred names first, plumbing left out. */
-function pickFields(
-  schema: unknown,
-  count: number,
-): Array<{ prop: string; schema: Json; required: boolean }> {
-  const { properties, required } = propertiesOf(schema);
-  const candidates = Object.entries(properties).filter(([k, s]) => isScalar(s) && !PLUMBING_FIELD.test(k));
-  // Stable sort: preferred names in their order, then the rest in document order.
-  return [...candidates]
-    .sort(([a], [b]) => preference(a) - preference(b))
-    .slice(0, count)
-    .map(([prop, s]) => ({ prop, schema: s, required: required.has(prop) }));
-}
-
-/** The list an answer is about: the answer itself, a property holding an array of objects, or one level down. */
-function findList(schema: Json): { path: string[]; items: Json } | undefined {
-  if (typeOf(schema) === 'array')
-    return isRecord(schema.items) ? { path: [], items: schema.items as Json } : undefined;
-  const { properties } = propertiesOf(schema);
-  const arrays = Object.entries(properties).filter(
-    ([, s]) => typeOf(s) === 'array' && isRecord(s.items) && typeOf(s.items) === 'object',
-  );
-  const chosen = arrays.find(([k]) => LIST_PROPERTY.test(k)) ?? (arrays.length === 1 ? arrays[0] : undefined);
-  if (chosen) return { path: [chosen[0]], items: chosen[1].items as Json };
-  if (pickFields(schema, 2).length >= 2) return undefined;
-  for (const [k, s] of Object.entries(properties)) {
-    if (typeOf(s) !== 'object') continue;
-    const inner = propertiesOf(s).properties;
-    const list = Object.entries(inner).find(
-      ([ik, is]) =>
-        LIST_PROPERTY.test(ik) &&
-        typeOf(is) === 'array' &&
-        isRecord(is.items) &&
-        typeOf(is.items) === 'object',
-    );
-    if (list) return { path: [k, list[0]], items: list[1].items as Json };
-  }
-  return undefined;
-}
-
-function outputType(schema: Json): 'string' | 'int' | 'json' {
-  const t = typeOf(schema);
-  return t === 'string' ? 'string' : t === 'integer' ? 'int' : 'json';
-}
-
-function fieldDescription(prop: string, schema: Json, of: string): string {
-  const d = sentences(typeof schema.description === 'string' ? schema.description : '', 300);
-  return (
-    d ||
-    `The ${prop
-      .replace(/[_-]+/g, ' ')
-      .replace(/([a-z])([A-Z])/g, '$1 $2')
-      .toLowerCase()} of the ${of}.`
-  );
-}
-
-function planOutputs(operation: Operation, stepId: string, noun: string): OutputPlan {
-  const response = successResponse(operation);
-  const step = `$steps.${stepId}`;
-  if (!response?.schema) {
-    return {
-      yaml: ['  result:', '    type: string', `    description: ${q('Says that the call succeeded.')}`],
-      members: [`"result": "done"`],
-      comments: [
-        `the ${response?.status ?? 'success'} answer has no JSON body: the tool only reports success.`,
-      ],
-    };
-  }
-  const list = findList(response.schema);
-  if (list) {
-    const fields = pickFields(list.items, 4);
-    const named = [...list.path].reverse().find((p) => !LIST_PROPERTY.test(p));
-    const listName = snakeCase(named ?? noun);
-    const at = `${step}${list.path.map((p) => `.${field(p)}`).join('')}`;
-    const names = new Set<string>();
-    const members = fields.map((f) => {
-      let n = snakeCase(f.prop);
-      for (let i = 2; names.has(n); i++) n = `${snakeCase(f.prop)}_${i}`;
-      names.add(n);
-      return `${q(n)}: ${field(f.prop)}`;
-    });
-    const described =
-      fields.length > 0 ? `, each with its ${[...names].join(', ').replace(/, ([^,]*)$/, ' and $1')}` : '';
-    const listOutput = listName === 'count' ? 'items' : listName;
-    return {
-      yaml: [
-        `  ${listOutput}:`,
-        '    type: json',
-        `    description: ${q(`Up to ${PAGE_SIZE} ${listOutput.replace(/_/g, ' ')}${described}.`)}`,
-        '  count:',
-        '    type: int',
-        `    description: ${q(`How many ${listOutput.replace(/_/g, ' ')} the answer held.`)}`,
-      ],
-      members: [
-        `${q(listOutput)}: [${at}[[0..${PAGE_SIZE - 1}]]${fields.length > 0 ? `.{ ${members.join(', ')} }` : ''}]`,
-        `"count": $count(${at})`,
-      ],
-      comments:
-        fields.length === 0
-          ? ['the items have no scalar fields the scaffold could pick: project what the LLM needs.']
-          : [],
-    };
-  }
-  const fields = pickFields(response.schema, 5);
-  if (fields.length === 0) {
-    return {
-      yaml: [
-        '  result:',
-        '    type: json',
-        `    description: ${q(`The ${noun.replace(/_/g, ' ')} the backend answered.`)}`,
-      ],
-      members: [`"result": ${step}`],
-      comments: [
-        'the answer has no scalar fields the scaffold could pick: project the few fields the LLM needs.',
-      ],
-    };
-  }
-  const yaml: string[] = [];
-  const members: string[] = [];
-  const names = new Set<string>();
-  for (const f of fields) {
-    let n = snakeCase(f.prop).slice(0, 64).replace(/_+$/, '');
-    for (let i = 2; names.has(n); i++) n = `${snakeCase(f.prop).slice(0, 60)}_${i}`;
-    names.add(n);
-    yaml.push(`  ${n}:`, `    type: ${outputType(f.schema)}`);
-    if (!f.required) yaml.push('    required: false');
-    yaml.push(`    description: ${q(fieldDescription(f.prop, f.schema, noun.replace(/_/g, ' ')))}`);
-    members.push(`${q(n)}: ${step}.${field(f.prop)}`);
-  }
-  return { yaml, members, comments: [] };
-}
-
 // --- the sculpt -------------------------------------------------------------------
 
 export function scaffoldSculpt(operation: Operation, options: ScaffoldOptions): Scaffold {
@@ -723,22 +390,19 @@ export function scaffoldSculpt(operation: Operation, options: ScaffoldOptions): 
   const call = options.operationRef?.startsWith('#')
     ? `${options.backend}${options.operationRef}`
     : `${options.backend} ${route}`;
-  const statics = operation.path
-    .split('/')
-    .map((s) => s.replace(/\{[^}]*\}/g, ''))
-    .filter(Boolean);
-  const noun = snakeCase(statics[statics.length - 1] ?? 'result');
+  const subject = subjectOf(operation);
   const stepId =
-    noun.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase()).replace(/^[^a-z]+/, '') || 'call';
+    subject.head.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase()).replace(/^[^a-z]+/, '') ||
+    'call';
 
   const taken = new Set<string>();
   const decisions = decide(operation, taken, options);
   const body = decideBody(operation, taken, options.describeParameter);
   const inputs = [...decisions.flatMap((d) => (d.input ? [d.input] : [])), ...body.inputs];
-  const outputs = planOutputs(operation, stepId, noun);
+  const outputs = planOutputs(operation, stepId, subject);
 
   const summary = sentences(operation.summary || operation.description || '', 400) || `Calls ${route}.`;
-  const description = `${summary} ${whenToUse(operation, noun)}`;
+  const description = `${summary} ${whenToUse(operation, subject)}`;
 
   const lines: string[] = [];
   let reviews = 0;
@@ -749,7 +413,8 @@ export function scaffoldSculpt(operation: Operation, options: ScaffoldOptions): 
   if (options.sculptSchema) lines.push(`# yaml-language-server: $schema=${options.sculptSchema}`);
   lines.push(
     `# Scaffolded by \`sculptor init\` from ${options.documentLabel}, ${route}${operation.operationId ? ` (${operation.operationId})` : ''}.`,
-    '# Every "REVIEW" comment marks a decision for a designer; `sculptor check` lints the rest.',
+    '# Each REVIEW mark is a decision for a designer: act on it, then delete the mark. `sculptor check --strict`',
+    '# fails while a mark or a REPLACE_ME placeholder remains.',
     `tool: ${toolName}`,
     'version: 1',
   );
@@ -826,29 +491,6 @@ export function scaffoldSculpt(operation: Operation, options: ScaffoldOptions): 
     inputs: inputs.map((i) => i.name),
     reviews,
   };
-}
-
-/**
- * "Use it when the user asks to …" from the summary's first clause, its verb
- * in the base form ("Returns a list of …" → "return a list of …"); about the
- * resource when that clause is long.
- */
-function whenToUse(operation: Operation, noun: string): string {
-  const first = plainText(operation.summary || operation.description || '')
-    .split(/[.!?]\s|[,;:(]/)[0]!
-    .replace(/^to\s+/i, '')
-    .replace(/[.!?\s]+$/, '')
-    .trim();
-  const words = first.split(/\s+/).filter(Boolean);
-  if (words.length === 0 || words.length > 12) {
-    return `Use it when the user asks about ${noun.replace(/_/g, ' ')}.`;
-  }
-  const verb = words[0]!.replace(/^([A-Za-z]{3,}[^s])s$/, '$1');
-  // "Get an Album" → "get an album"; acronyms (SMS, ISO) stay as they are.
-  const rest = words
-    .slice(1)
-    .map((w) => w.replace(/^([A-Z])([a-z]+)$/, (_m, a: string, b: string) => a.toLowerCase() + b));
-  return `Use it when the user asks to ${[verb.toLowerCase(), ...rest].join(' ')}.`;
 }
 
 function testStub(toolName: string, inputs: InputPlan[], schema: string | undefined): string {

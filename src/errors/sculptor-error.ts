@@ -91,6 +91,10 @@ export const CODES = {
   },
   'lint.effects_mismatch': { status: 500, retryable: false, title: 'Declared effects contradict the steps' },
   'lint.provider_name': { status: 500, retryable: false, title: 'Tool name too long for provider exports' },
+  /** A `REPLACE_ME` placeholder `sculptor init` left (fails `check --strict`). */
+  'lint.placeholder': { status: 500, retryable: false, title: 'Placeholder value not replaced' },
+  /** A `# REVIEW:` mark `sculptor init` left (fails `check --strict`). */
+  'lint.review_mark': { status: 500, retryable: false, title: 'Review mark not dealt with' },
   /** Error level: a published (locked) version's signature changed. */
   'lint.signature_drift': { status: 500, retryable: false, title: 'Published signature changed' },
   /** Error level: a published (locked) version is gone. */

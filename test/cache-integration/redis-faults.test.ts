@@ -7,6 +7,7 @@ import { invocationBody } from '../../src/testing/index.ts';
 import { lookup, startWeather, type WeatherHarness } from '../engine/weather-harness.ts';
 import { invoke, startTestGateway } from '../support/start-test-gateway.ts';
 import { percentile, SECRET, stepCache, uniquePrefix } from './redis-harness.ts';
+import { reportFigures } from '../support/report-figures.ts';
 
 // A cache outage only costs the loads the cache would have saved (RELIABILITY E7, F2, F3):
 // every invocation still succeeds, within the backend's own latency plus a small budget.
@@ -52,7 +53,7 @@ function report(mode: string, times: number[]): void {
   const over = (max - Math.max(...baseline)).toFixed(1);
   const baseMax = Math.max(...baseline).toFixed(1);
   const base = `no cache p50 ${percentile(baseline, 50).toFixed(1)} ms, max ${baseMax} ms`;
-  console.info(
+  reportFigures(
     `[cache fault] ${mode}: p50 ${p50} ms, max ${max.toFixed(1)} ms (${base}; max added ${over} ms)`,
   );
 }
@@ -80,7 +81,7 @@ async function withinBudget(label: string, scenario: () => Promise<number[]>): P
       expect(Math.max(...times)).toBeLessThanOrEqual(bound);
       return;
     }
-    console.info(`[cache fault] ${label}: over ${bound.toFixed(1)} ms once; measuring again from scratch`);
+    reportFigures(`[cache fault] ${label}: over ${bound.toFixed(1)} ms once; measuring again from scratch`);
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   }
 }

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RedisCacheStore } from '../../src/cache/redis-store.ts';
 import { startTestGateway } from '../support/start-test-gateway.ts';
 import { REDIS_URL } from './redis-harness.ts';
+import { reportFigures } from '../support/report-figures.ts';
 
 const BURST = 12;
 type TestGateway = Awaited<ReturnType<typeof startTestGateway>>;
@@ -53,7 +54,7 @@ describe('shared rate limit', () => {
     await threeReplicas(REDIS_URL);
     for (const r of replicas) expect(await (r.cache as RedisCacheStore).waitUntilReady(2000)).toBe(true);
     const { admitted, limited } = await burst();
-    console.info(
+    reportFigures(
       `[rate limit] shared through Redis: ${admitted} admitted, ${limited} limited (burst ${BURST})`,
     );
     expect(admitted).toBeGreaterThanOrEqual(BURST);
@@ -63,7 +64,7 @@ describe('shared rate limit', () => {
   it('with Redis unreachable, each replica keeps its own bucket: at most 3 × 12 admitted, never an error', async () => {
     await threeReplicas('redis://127.0.0.1:9');
     const { admitted, limited } = await burst();
-    console.info(
+    reportFigures(
       `[rate limit] Redis down: ${admitted} admitted, ${limited} limited (3 local buckets of ${BURST})`,
     );
     expect(admitted).toBe(3 * BURST);

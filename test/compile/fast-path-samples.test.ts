@@ -17,6 +17,7 @@ import type * as CompileExpressionModule from '../../src/compile/compile-express
 import type * as CompileSculptsModule from '../../src/compile/compile-sculpts.ts';
 import type * as FastPathModule from '../../src/compile/fast-path.ts';
 import type * as TestingModule from '../../src/testing/index.ts';
+import { reportFigures } from '../support/report-figures.ts';
 
 const ROOTS = ['sculpts', 'test/cases/tools'];
 const REPO = join(import.meta.dirname, '../..');
@@ -139,7 +140,7 @@ describe('the sculpt tests, fast path on and off', () => {
       const path = on.fastPath.compileFastPath(fast.ast);
       if (path && path(input, bindings) !== on.fastPath.BAIL) answered += 1;
     }
-    console.log(
+    reportFigures(
       `Sample sculpts: ${recorded.length} evaluations recorded; the fast path answered ${answered} itself, ` +
         `jsonata the other ${recorded.length - answered}; same answers both ways.`,
     );

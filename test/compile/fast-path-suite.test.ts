@@ -10,6 +10,7 @@ import { expect, it } from 'vitest';
 import { JSONATA_LIMITS } from '../../src/compile/compile-expression.ts';
 import { BAIL, compileFastPath } from '../../src/compile/fast-path.ts';
 import { inputOf, loadSuite, same } from './jsonata-suite.ts';
+import { reportFigures } from '../support/report-figures.ts';
 
 const show = (value: unknown) =>
   value === BAIL ? 'BAIL' : value === undefined ? 'undefined' : JSON.stringify(value);
@@ -56,7 +57,7 @@ it('answers every JSONata suite case it compiles exactly as the suite expects, o
       );
     }
   }
-  console.log(
+  reportFigures(
     `JSONata suite: ${cases.length} cases; the fast path compiles ${compiled}, answers ${answered} itself ` +
       `(all as expected) and bails on ${compiled - answered}; ${erroneousCompiled} compiled cases expect an error.`,
   );

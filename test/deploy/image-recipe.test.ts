@@ -17,6 +17,7 @@ import { toolIdFor } from '../../src/compile/tool-signature.ts';
 import { REPO } from '../server/gateway-process.ts';
 import { type PetstoreBackend, startPetstoreBackend } from '../support/petstore-backend.ts';
 import { copyOf, dockerignore, envOf, execForm, readDockerfile, type Stage } from './dockerfile.ts';
+import { reportFigures } from '../support/report-figures.ts';
 
 /**
  * No Docker engine runs here, so the image recipe is shown another way: this
@@ -241,7 +242,7 @@ describe('the Dockerfile, replayed step by step', () => {
     timings.stopMs = Math.round(performance.now() - stopAt);
     expect(timings.stopMs).toBeLessThan(Number(env.SCULPTOR_DRAIN_MS));
     expect(output).toContain('"event":"stopped"');
-    console.info(
+    reportFigures(
       `image recipe: npm ci ${timings.npmCiMs} ms, ready ${timings.readyMs} ms, stop ${timings.stopMs} ms`,
     );
   }, 60_000);

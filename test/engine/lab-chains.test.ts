@@ -9,6 +9,7 @@ import { type BackendClient, createBackendClient } from '../../src/http/backend-
 import { runSculptTests } from '../../src/testing/index.ts';
 import { invoke, startTestGateway } from '../support/start-test-gateway.ts';
 import { BIG_ID, type LabBackend, startLabBackend } from './lab-backend.ts';
+import { reportFigures } from '../support/report-figures.ts';
 
 export const LAB_SCULPTS = 'test/engine/fixtures/lab';
 const SECRET = 'lab-test-secret-0123456789';
@@ -75,7 +76,7 @@ describe('independent steps run concurrently', () => {
       expect(ms).toBeLessThan(DELAY * 2);
     }
     const shown = timings.map((t) => t.toFixed(0)).join(', ');
-    console.info(`[chain] parallel_pair, 2 × ${DELAY} ms steps: ${shown} ms`);
+    reportFigures(`[chain] parallel_pair, 2 × ${DELAY} ms steps: ${shown} ms`);
   });
 });
 

@@ -10,6 +10,7 @@ import fc from 'fast-check';
 import { afterAll, expect, it } from 'vitest';
 import { compileExpression } from '../../src/compile/compile-expression.ts';
 import { createExpressionPool } from '../../src/compile/expression-pool.ts';
+import { reportFigures } from '../support/report-figures.ts';
 
 const at = () => ({ file: 'property', line: 1, column: 1 });
 const SHORTEST_DEADLINE_MS = 1000;
@@ -107,8 +108,7 @@ async function check(evaluate: (source: string) => Promise<unknown>, runs: numbe
 
 /** The figures docs/SECURITY.md quotes, printed only when asked for (SCULPTOR_TEST_VERBOSE=1). */
 const report = (where: string, runs: number, run: Run, grewMb: number) =>
-  process.env.SCULPTOR_TEST_VERBOSE === '1' &&
-  console.info(
+  reportFigures(
     `[expressions] ${where}: ${runs} expressions, slowest ${run.slowest.toFixed(0)} ms (${run.slowestSource}), RSS +${grewMb.toFixed(0)} MiB, errors ${JSON.stringify(Object.fromEntries(run.errors))}`,
   );
 

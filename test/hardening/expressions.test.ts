@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolIdFor } from '../../src/compile/tool-signature.ts';
 import { type GatewayProcess, startGatewayProcess } from '../server/gateway-process.ts';
 import { invoke, startTestGateway } from '../support/start-test-gateway.ts';
+import { reportFigures } from '../support/report-figures.ts';
 import { expectLivezFast, probeLivez, rssOf } from './probe-livez.ts';
 
 const SCULPTS = 'test/hardening/fixtures/expressions';
@@ -24,9 +25,7 @@ const SCULPTS = 'test/hardening/fixtures/expressions';
 const RSS_SLACK_MIB = 64;
 
 /** The figures docs/SECURITY.md quotes, printed only when asked for. */
-const report = (line: string): void => {
-  if (process.env.SCULPTOR_TEST_VERBOSE === '1') console.info(`[expressions] ${line}`);
-};
+const report = (line: string): void => reportFigures(`[expressions] ${line}`);
 /**
  * This process's RSS after a full collection: what the evaluations kept, not garbage V8 has
  * yet to collect (the issue's F3 kept 1.9 GB after the run). `gc` is exposed at run time.

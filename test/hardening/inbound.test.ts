@@ -11,6 +11,7 @@ import { readSettings, SettingsError } from '../../src/config/settings.ts';
 import { type FaultBackend, startFaultBackend } from '../http/fault-backend.ts';
 import { invoke, startTestGateway } from '../support/start-test-gateway.ts';
 import { heapAfterGcMiB, type RawExchange, rawClient, rawExchange } from './raw-http.ts';
+import { reportFigures } from '../support/report-figures.ts';
 
 const HEADERS_TIMEOUT_MS = 1_000;
 const REQUEST_TIMEOUT_MS = 2_000;
@@ -145,7 +146,7 @@ describe('slow clients', () => {
       expect(fault.requests).toHaveLength(1);
       const heapGrowth = heapAfterGcMiB() - heapBefore;
       expect(heapGrowth).toBeLessThan(16);
-      console.info(
+      reportFigures(
         `slowloris: 50 sockets closed after ${Math.round(Math.min(...closedAfter))}–${Math.round(Math.max(...closedAfter))} ms; ` +
           `invocation meanwhile ${Math.round(servedMs)} ms; heap ${heapGrowth.toFixed(1)} MiB after GC`,
       );

@@ -12,6 +12,7 @@ import { createLoadShedder } from '../../src/server/load-shedder.ts';
 import { type FaultBackend, startFaultBackend } from '../http/fault-backend.ts';
 import { invoke, startTestGateway } from '../support/start-test-gateway.ts';
 import { headerFields, type RawExchange, sendRaw } from './raw-http.ts';
+import { reportFigures } from '../support/report-figures.ts';
 
 const SCULPTS = 'test/hardening/fixtures/sculpts';
 const SHED_LAG_MS = 250;
@@ -112,7 +113,7 @@ describe('shedding while the event loop lags', () => {
     expect(recoveredAfter).toBeGreaterThan(500);
     expect(recoveredAfter).toBeLessThan(4_000);
     expect((await invoke(shedding.url, INVOKE_PATH, INVOKE_BODY)).status).toBe(200);
-    console.info(`load shedding: ready again ${Math.round(recoveredAfter)} ms after a ${BLOCK_MS} ms block`);
+    reportFigures(`load shedding: ready again ${Math.round(recoveredAfter)} ms after a ${BLOCK_MS} ms block`);
   });
 });
 

@@ -17,6 +17,7 @@ import { toolIdFor } from '../../src/compile/tool-signature.ts';
 import { type FaultBackend, startFaultBackend } from '../http/fault-backend.ts';
 import { startTestGateway } from '../support/start-test-gateway.ts';
 import { collectGarbage } from './raw-http.ts';
+import { reportFigures } from '../support/report-figures.ts';
 
 const SECONDS = Math.min(600, Math.max(1, Number(process.env.SCULPTOR_SOAK_SECONDS) || 20));
 const CONCURRENCY = 16;
@@ -272,7 +273,7 @@ describe('soak', () => {
       let p99 = 0;
       while (p99 < 10_000 && (seen += goodLatency[p99]!) < tally('good') * 0.99) p99++;
       const faults = [...counts].filter(([k]) => /^\d{3} /.test(k)).map(([k, v]) => `${k}: ${v}`);
-      console.info(
+      reportFigures(
         `soak: ${total} requests in ${SECONDS} s (${Math.round(total / SECONDS)}/s) at ${CONCURRENCY} concurrent — ` +
           `good ${tally('good')} (p99 ${p99} ms), bad ${tally('bad')}, faults ${tally('fault')} [${faults.join(', ')}]; ` +
           `after GC: live heap +${heapGrowthMiB.toFixed(1)} MiB; RSS +${rssGrowthMiB.toFixed(0)} MiB, ${rssSecondHalfMiB.toFixed(1)} of it in the second half ` +

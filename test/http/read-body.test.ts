@@ -6,6 +6,7 @@ import { type BackendClient, createBackendClient } from '../../src/http/backend-
 import { decodersFor, RATIO_CHECK_FROM, readBody } from '../../src/http/read-body.ts';
 import { expectCode } from './expect-code.ts';
 import { type FaultBackend, startFaultBackend } from './fault-backend.ts';
+import { reportFigures } from '../support/report-figures.ts';
 
 const MiB = 1024 * 1024;
 const LIMITS = { maxResponseBytes: 5 * MiB, maxCompressionRatio: 100 };
@@ -128,7 +129,7 @@ describe('gzip bomb through the client', () => {
     const rssGrowth = (peakRss - before.rss) / MiB;
     const arrayBufferGrowth = (peakArrayBuffers - before.arrayBuffers) / MiB;
     if (process.env['SCULPTOR_MEASURE']) {
-      console.info(
+      reportFigures(
         `gzip bomb: stopped in ${elapsed.toFixed(1)} ms, peak RSS +${rssGrowth.toFixed(1)} MiB, ` +
           `peak arrayBuffers +${arrayBufferGrowth.toFixed(1)} MiB`,
       );

@@ -21,6 +21,7 @@ import {
   startNginx,
   startSentinel,
 } from './processes.ts';
+import { reportFigures } from '../support/report-figures.ts';
 
 const INVOKE = `/tools/${toolIdFor('lookup_weather_by_city')}:invoke`;
 
@@ -172,8 +173,9 @@ describe.skipIf(missing.length > 0)('three replicas behind nginx, the shared Red
       expect(r.body).toContain('Too many calls to the backend are in flight');
     }
     const calls = geocodeCalls(since);
-    console.info(
+    reportFigures(
       `[drill] single flight: 3 replicas × 50 concurrent callers, cold key → ${calls} geocode call(s); ${results.length - refused.length} answered 200, ${refused.length} refused by the per-origin cap`,
+      { ci: true },
     );
     // One in most runs. A replica whose Redis reads overran their 50 ms budget on this loaded
     // 2-core machine treats Redis as degraded and loads on its own: one per replica at most.
@@ -186,7 +188,7 @@ describe.skipIf(missing.length > 0)('three replicas behind nginx, the shared Red
       await sleep(1000);
       gateways[1]!.kill();
     });
-    console.info(`[drill] replica SIGKILLed mid-load: ${JSON.stringify(figures)}`);
+    reportFigures(`[drill] replica SIGKILLed mid-load: ${JSON.stringify(figures)}`, { ci: true });
     expect(figures.total).toBeGreaterThan(50);
     expect(figures.failed).toBe(0);
   }, 30_000);
@@ -224,14 +226,15 @@ describe.skipIf(missing.length > 0)('Redis Sentinel: the primary fails over mid-
         await sleep(100);
       }
     });
-    console.info(
+    reportFigures(
       `[drill] Sentinel failover after ${failedOverAfterMs} ms; during the drill: ${JSON.stringify(figures)}`,
+      { ci: true },
     );
     expect(failedOverAfterMs).toBeGreaterThan(0);
     expect(figures.failed).toBe(0);
     // Warm again: on the promoted replica, the cached steps hit (no geocode call).
     const warmAfterMs = await timeToWarm(lb);
-    console.info(`[drill] after the load, the cache hit again within ${warmAfterMs} ms`);
+    reportFigures(`[drill] after the load, the cache hit again within ${warmAfterMs} ms`, { ci: true });
     expect(warmAfterMs).toBeGreaterThanOrEqual(0);
   }, 60_000);
 });
@@ -271,14 +274,15 @@ describe.skipIf(missing.length > 0)('Redis Cluster: a primary fails mid-load', (
         await sleep(100);
       }
     });
-    console.info(
+    reportFigures(
       `[drill] Cluster primary ${victim} killed; a replica took over after ${recoveredAfterMs} ms; during the drill: ${JSON.stringify(figures)}`,
+      { ci: true },
     );
     expect(recoveredAfterMs).toBeGreaterThan(0);
     expect(figures.failed).toBe(0);
     // Warm again: on the promoted replica, the cached steps hit (no geocode call).
     const warmAfterMs = await timeToWarm(lb);
-    console.info(`[drill] after the load, the cache hit again within ${warmAfterMs} ms`);
+    reportFigures(`[drill] after the load, the cache hit again within ${warmAfterMs} ms`, { ci: true });
     expect(warmAfterMs).toBeGreaterThanOrEqual(0);
   }, 60_000);
 });

@@ -4,6 +4,7 @@ import { toolIdFor } from '../../src/compile/tool-signature.ts';
 import { type ItemsBackend, startItemsBackend } from '../telemetry/support/items-backend.ts';
 import { startOtlpReceiver } from '../telemetry/support/otlp-receiver.ts';
 import { startGatewayProcess } from './gateway-process.ts';
+import { reportFigures } from '../support/report-figures.ts';
 
 const SCULPTS = 'test/telemetry/fixtures/sculpts';
 const cleanup: Array<() => unknown> = [];
@@ -133,7 +134,7 @@ describe('SIGTERM', () => {
     expect(gateway.logs().find((l) => l.event === 'drained')).toMatchObject({ aborted: 0 });
     expect(gateway.logs().at(-1)).toMatchObject({ event: 'stopped' });
     expect(receiver.spans.filter((s) => s.name === 'execute_tool slow_call')).toHaveLength(10);
-    console.info(
+    reportFigures(
       `drain: calls answered ${Math.round(answeredAfter)} ms and exit ${Math.round(exitedAfter)} ms after SIGTERM`,
     );
   }, 30_000);
@@ -158,7 +159,7 @@ describe('SIGTERM', () => {
     expect(gateway.logs().find((l) => l.event === 'drained')).toMatchObject({ aborted: 10 });
     const lines = gateway.logs().filter((l) => l.event === 'invocation');
     expect(lines.map((l) => l.outcome)).toEqual(Array(10).fill('gateway.draining'));
-    console.info(
+    reportFigures(
       `overrun drain: calls answered ${Math.round(answeredAfter)} ms and exit ${Math.round(exitedAfter)} ms after SIGTERM`,
     );
   }, 30_000);

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { toolIdFor } from '../../src/compile/tool-signature.ts';
 import { startGatewayProcess } from './gateway-process.ts';
+import { reportFigures } from '../support/report-figures.ts';
 
 const cleanup: Array<() => unknown> = [];
 afterEach(async () => {
@@ -79,6 +80,8 @@ describe('npm start', () => {
     expect(gateway.logs().at(-1)).toMatchObject({ event: 'stopped' });
     // Nothing is left listening: the gateway exited with npm, not orphaned.
     await expect(fetch(`${gateway.url}/livez`, { signal: AbortSignal.timeout(2000) })).rejects.toThrow();
-    console.info(`npm start: drained and exited ${Math.round(performance.now() - sigterm)} ms after SIGTERM`);
+    reportFigures(
+      `npm start: drained and exited ${Math.round(performance.now() - sigterm)} ms after SIGTERM`,
+    );
   }, 45_000);
 });

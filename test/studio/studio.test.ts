@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStudioApp } from '../../src/studio/studio-app.ts';
 import { openWorkspace, type Workspace } from '../../src/studio/studio-workspace.ts';
 import { runSculptTests } from '../../src/testing/index.ts';
+import { reportFigures } from '../support/report-figures.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 /** The page answers in milliseconds; a loaded CI machine may take seconds. */
@@ -57,7 +58,7 @@ async function accessible(screen: string) {
     return result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
   });
   const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  console.info(
+  reportFigures(
     `[studio] ${screen}: axe found ${violations.length} issue(s), ${serious.length} serious or critical`,
   );
   expect(serious, screen).toEqual([]);

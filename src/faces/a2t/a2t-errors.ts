@@ -48,6 +48,8 @@ export const A2T_ERRORS: ErrorTable<A2tAnswer> = {
   'lint.signature_drift': 'never',
   'lint.version_removed': 'never',
   'lint.lock_file': 'never',
+  'lint.placeholder': 'never',
+  'lint.review_mark': 'never',
   'request.not_found': 'problem',
   'request.method_not_allowed': 'problem',
   'request.unsupported_media_type': 'problem',

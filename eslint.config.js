@@ -23,7 +23,7 @@ const IMPORTS = {
   telemetry: ['compile', 'engine', 'config', 'http', 'errors'],
   config: ['compile', 'openapi', 'cache'],
   faces: ['callers', 'catalog', 'compile', 'engine', 'errors'],
-  designer: ['cache', 'callers', 'compile', 'openapi', 'sculpt', 'errors'],
+  designer: ['cache', 'callers', 'catalog', 'compile', 'openapi', 'sculpt', 'errors'],
   server: [
     'cache',
     'callers',

@@ -289,7 +289,16 @@ export function normalizeTerm(term: string): string {
 
 /** Whether a and b are at most `max` edits apart (Levenshtein, adjacent swaps counted as one). */
 export function withinEdits(a: string, b: string, max: number): boolean {
-  // Optimal string alignment distance, rows kept short; stops once a row exceeds `max`.
+  return editDistance(a, b, max) <= max;
+}
+
+/**
+ * The optimal string alignment distance of a and b (Levenshtein, adjacent swaps counted as one),
+ * or `limit + 1` as soon as it must exceed `limit`: rows are kept short and a row whose every
+ * cell is past the limit ends the walk.
+ */
+export function editDistance(a: string, b: string, limit: number): number {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
   let prev2: number[] = [];
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
@@ -303,9 +312,9 @@ export function withinEdits(a: string, b: string, max: number): boolean {
       row.push(v);
       if (v < rowMin) rowMin = v;
     }
-    if (rowMin > max) return false;
+    if (rowMin > limit) return limit + 1;
     prev2 = prev;
     prev = row;
   }
-  return prev[b.length]! <= max;
+  return Math.min(prev[b.length]!, limit + 1);
 }

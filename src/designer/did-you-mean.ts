@@ -1,3 +1,5 @@
+import { editDistance } from '../catalog/tool-search.ts';
+
 /**
  * " Did you mean 'x'?" for a name that is not there: the closest known names by
  * edit distance (at most a third of the name, at least 2), or those that contain
@@ -15,23 +17,4 @@ export function didYouMean(name: string, known: Iterable<string>): string {
   close.sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : 1));
   const names = close.slice(0, 3).map(([, n]) => `'${n}'`);
   return names.length === 0 ? '' : ` Did you mean ${names.join(' or ')}?`;
-}
-
-/** Levenshtein distance, giving up (returning limit + 1) once it must exceed `limit`. */
-function editDistance(a: string, b: string, limit: number): number {
-  if (Math.abs(a.length - b.length) > limit) return limit + 1;
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    let best = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      const value = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + cost);
-      row.push(value);
-      best = Math.min(best, value);
-    }
-    if (best > limit) return limit + 1;
-    previous = row;
-  }
-  return previous[b.length]!;
 }

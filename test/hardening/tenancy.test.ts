@@ -12,23 +12,16 @@ import { SculptLoadError } from '../../src/errors/sculptor-error.ts';
 import { REDIS_URL } from '../cache-integration/redis-harness.ts';
 import { type LabBackend, labUser, startLabBackend } from '../engine/lab-backend.ts';
 import { invoke, startTestGateway } from '../support/start-test-gateway.ts';
+import { ACME, GLOBEX, TENANCY_CALLERS, TENANCY_SCULPTS, tenancyEnv } from '../support/tenancy-fixture.ts';
 
-const SCULPTS = 'test/hardening/fixtures/tenancy';
-const CALLERS = 'test/hardening/fixtures/tenancy-callers.yaml';
-const ACME = 'acme-token-0123456789abcdefghij';
-const GLOBEX = 'globex-token-0123456789abcdefghij';
+const SCULPTS = TENANCY_SCULPTS;
+const CALLERS = TENANCY_CALLERS;
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 type TestGateway = Awaited<ReturnType<typeof startTestGateway>>;
 
 let lab: LabBackend;
-const env = () => ({
-  LAB_URL: lab.url,
-  ACME_LAB_KEY: 'acme-lab-key',
-  GLOBEX_LAB_KEY: 'globex-lab-key',
-  ACME_TOKEN: ACME,
-  GLOBEX_TOKEN: GLOBEX,
-});
+const env = () => tenancyEnv(lab);
 
 beforeAll(async () => {
   lab = await startLabBackend();

@@ -70,11 +70,12 @@ describe.skipIf(!hasChromium)('Sculptor Studio in Chromium', () => {
     await cp('sculpts/weather', path.join(dir, 'weather'), { recursive: true });
     workspace = await openWorkspace({ dir });
     await new Promise<void>((resolve) => {
-      server = serve({ fetch: createStudioApp(workspace).fetch, hostname: '127.0.0.1', port: 0 }, () =>
-        resolve(),
+      server = serve(
+        { fetch: createStudioApp(workspace, { root: true }).fetch, hostname: '127.0.0.1', port: 0 },
+        () => resolve(),
       );
     });
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/studio/`;
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: [

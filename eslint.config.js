@@ -40,6 +40,7 @@ const IMPORTS = {
   testing: ['compile', 'config', 'designer', 'engine', 'errors', 'http', 'replay', 'sculpt', 'server'],
   studio: [
     'cache',
+    'callers',
     'compile',
     'designer',
     'engine',

@@ -91,7 +91,11 @@ With --watch (for designers), the catalog is rebuilt whenever a file below dir
 changes and swapped in atomically; a change that breaks a sculpt is reported
 (file:line:col code message) and the last good catalog keeps being served.
 Output is then human-readable lines instead of JSON logs, and the server
-listens on 127.0.0.1 unless HOST is set.`,
+listens on 127.0.0.1 unless HOST is set.
+
+With --studio, Sculptor Studio is served too, at /studio/ (off unless asked
+for). Its API asks for a caller's bearer token when SCULPTOR_CALLERS is set;
+without it the gateway must listen on loopback, or serve refuses to start.`,
     arguments: [SCULPTS_ARG],
     options: [
       {
@@ -99,6 +103,12 @@ listens on 127.0.0.1 unless HOST is set.`,
         short: 'w',
         type: 'boolean',
         description: 'Rebuild the catalog when files change; keep the last good one on errors.',
+        default: false,
+      },
+      {
+        name: 'studio',
+        type: 'boolean',
+        description: "Also serve the Studio at /studio/, behind the callers' authentication.",
         default: false,
       },
     ],
@@ -374,14 +384,17 @@ Backends are called for real: the tool's effects apply.`,
   {
     name: 'studio',
     summary: 'Open the Studio: see, run, trace and test the sculpts in dir in a browser.',
-    details: `Serves Sculptor Studio on 127.0.0.1 (port 7070 unless --port): every tool
+    details: `Serves Sculptor Studio at http://127.0.0.1:7070/studio/ (--port N for another
+port): every tool
 with its versions and the folder's errors and warnings (updated on save), each
 tool as A2T and the LLM providers receive it with its size, a form that runs it
 against its recordings (dir/<folder>/recordings) or the live backends, a
 waterfall of its steps (request, status, bytes, cache, timing, result), a
 JSONata playground over the last run, the diff between versions, and "save as
 test", which writes a case into <tool>.test.yaml and the run's exchanges into
-recordings/studio/.`,
+recordings/studio/. Only its own page may drive it (JSON requests from its own
+origin, on a loopback name). With --host on another address it needs
+SCULPTOR_CALLERS and asks for one of its bearer tokens.`,
     arguments: [SCULPTS_ARG],
     options: [
       {
@@ -390,7 +403,12 @@ recordings/studio/.`,
         value: 'N',
         description: 'Listening port (default 7070; 0: any free one).',
       },
-      { name: 'host', type: 'string', value: 'H', description: 'Listening address (default 127.0.0.1).' },
+      {
+        name: 'host',
+        type: 'string',
+        value: 'H',
+        description: 'Listening address (default 127.0.0.1; another needs SCULPTOR_CALLERS).',
+      },
       {
         name: 'recordings',
         type: 'string',
@@ -423,7 +441,12 @@ method, path and query. Unmatched requests get a 404 naming the request.`,
     ],
     options: [
       { name: 'port', type: 'integer', value: 'N', description: 'Listening port (default: any free one).' },
-      { name: 'host', type: 'string', value: 'H', description: 'Listening address (default 127.0.0.1).' },
+      {
+        name: 'host',
+        type: 'string',
+        value: 'H',
+        description: 'Listening address (default 127.0.0.1; another needs SCULPTOR_CALLERS).',
+      },
     ],
     effects: { ...READS_ONLY, network: true, duration: { typical: 'until SIGINT or SIGTERM' } },
     examples: ['sculptor replay sculpts/weather/recordings --port 9091'],

@@ -86,10 +86,16 @@ async function serveCommand({ values, positionals }: ParsedArgs): Promise<number
   // A designer's server listens on loopback unless HOST says otherwise; a deployment's on every interface.
   const env = values.watch === true ? { HOST: '127.0.0.1', ...process.env } : process.env;
   const settings = readSettings(env, positionals[0] ? { sculpts: positionals[0] } : {});
+  // The Studio under /studio, only when asked for, behind the callers' tokens (src/cli/studio-command.ts).
+  const studio =
+    values.studio === true
+      ? await (await import('./studio-command.ts')).studioMount(settings.sculpts, settings.host, env)
+      : undefined;
+  const mounts = studio ? [studio.mount] : [];
   // The designer's dev server: reload on change, human-readable output (src/cli/serve-watch.ts).
-  if (values.watch === true) process.exit(await serveWatching(settings));
+  if (values.watch === true) process.exit(await serveWatching(settings, process.env, mounts));
   // Logs, drain on SIGTERM/SIGINT, crash handlers: src/server/run-gateway.ts.
-  const code = await runGateway(settings);
+  const code = await runGateway(settings, process.env, mounts);
   // Nothing left to wait for (a reconnecting Redis client, say) may keep a drained process alive.
   process.exit(code);
 }

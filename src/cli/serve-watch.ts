@@ -7,7 +7,7 @@ import { type Finding, formatFinding } from '../designer/findings.ts';
 import { LOCK_FILE } from '../designer/signature-lock.ts';
 import { backendsMissingCredentials, missingCredentialsHint } from '../engine/attach-credentials.ts';
 import { SculptLoadError } from '../errors/sculptor-error.ts';
-import { type Gateway, startGateway } from '../server/start-gateway.ts';
+import { type Gateway, type GatewayOptions, startGateway } from '../server/start-gateway.ts';
 
 /** Quiet time after the last change before rebuilding: editors write a file in several steps. */
 export const WATCH_DEBOUNCE_MS = 150;
@@ -130,11 +130,12 @@ function summarize(findings: Finding[]): string {
 export async function serveWatching(
   settings: Settings,
   env: Readonly<Record<string, string | undefined>> = process.env,
+  mounts: GatewayOptions['mounts'] = [],
 ): Promise<number> {
   const dir = settings.sculpts;
   let gateway: Gateway;
   try {
-    gateway = await startGateway({ settings, env });
+    gateway = await startGateway({ settings, env, mounts });
   } catch (err) {
     if (!(err instanceof SculptLoadError)) throw err;
     for (const e of err.errors) process.stderr.write(`${formatFinding({ severity: 'error', error: e })}\n`);

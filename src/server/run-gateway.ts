@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { Settings } from '../config/settings.ts';
 import { createLogger, describeError } from '../telemetry/logger.ts';
 import { shutdownTelemetry, telemetryHandle } from '../telemetry/sdk-handle.ts';
-import { startGateway } from './start-gateway.ts';
+import { type GatewayOptions, startGateway } from './start-gateway.ts';
 
 /** Exit status after an uncaught exception or unhandled rejection (EX_SOFTWARE). */
 export const CRASH_EXIT_CODE = 70;
@@ -17,6 +17,7 @@ export const SHUTDOWN_MARGIN_MS = 1800;
 export async function runGateway(
   settings: Settings,
   env: Readonly<Record<string, string | undefined>> = process.env,
+  mounts: GatewayOptions['mounts'] = [],
 ): Promise<number> {
   const log = createLogger({ level: settings.logLevel });
   const { logger } = log;
@@ -30,7 +31,13 @@ export async function runGateway(
   }
 
   const telemetry = telemetryHandle();
-  const gateway = await startGateway({ settings, env, log, flush: () => shutdownTelemetry(1000) });
+  const gateway = await startGateway({
+    settings,
+    env,
+    log,
+    flush: () => shutdownTelemetry(1000),
+    mounts,
+  });
   logger.info(
     {
       event: 'serving',

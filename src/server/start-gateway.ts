@@ -61,6 +61,8 @@ export interface GatewayOptions {
   log?: GatewayLogger;
   /** Runs at the end of close(), beside the other closes, e.g. the OpenTelemetry exporter flush. */
   flush?: () => Promise<unknown>;
+  /** Apps answered before the faces (`serve --studio`: the Studio under /studio), given the callers in force. */
+  mounts?: ReadonlyArray<(callers: () => CallerDirectory | undefined) => Hono>;
 }
 
 /** Paths answered outside the A2T face: no server span, no drain refusal, no log line. */
@@ -82,6 +84,7 @@ export async function startGateway({
   onInvocation,
   log,
   flush,
+  mounts = [],
 }: GatewayOptions): Promise<Gateway> {
   const logger: Logger | undefined = log?.logger;
   const redactor = log?.redactor;
@@ -224,6 +227,8 @@ export async function startGateway({
     const error = new SculptorError('gateway.draining', 'The gateway is shutting down; retry.');
     return routed(rawPath(c)).face.refuse(c, error);
   });
+  const callersInForce = () => callers;
+  for (const mount of mounts) app.route('/', mount(callersInForce));
   for (const face of faces) app.route('/', face.app);
   app.notFound((c) => primary.refuse(c, new SculptorError('request.not_found', 'Not found.')));
 

@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { watch } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { type FSWatcher, watch } from 'node:fs';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseDocument, stringify } from 'yaml';
 import { createMemoryStore } from '../cache/memory-store.ts';
 import { createCore } from '../server/create-core.ts';
 import type { CompiledTool } from '../compile/compile-tool.ts';
 import { compileExpression } from '../compile/compile-expression.ts';
+import { toolSchema } from '../compile/tool-schema.ts';
 import { checkSculpts } from '../designer/check-sculpts.ts';
 import { displayPath } from '../designer/findings.ts';
 import { EXPORT_FORMATS, exportTools } from '../designer/provider-exports.ts';
@@ -18,6 +19,7 @@ import { loadRecordings, type ReplayServer, startReplayServer } from '../replay/
 import { backendSecrets } from '../telemetry/redactor.ts';
 import { rebaseTools } from '../testing/index.ts';
 import { TEST_SUFFIX } from '../testing/sculpt-test-file.ts';
+import { providerWarnings } from './provider-limits.ts';
 
 /**
  * What the Studio shows of a sculpt folder (issue #17): its tools, every finding of
@@ -31,6 +33,9 @@ export interface StepTrace {
   operation: string;
   outcome: string;
   cache: string;
+  /** The step's cache declaration (scope and TTL), when it has one. */
+  cacheScope?: 'shared' | 'caller';
+  cacheTtlMs?: number;
   status?: number;
   durationMs: number;
   startMs: number;
@@ -53,6 +58,8 @@ export interface RunRecord {
   error?: { code: string; message: string };
   durationMs: number;
   steps: StepTrace[];
+  /** The output projection's value, before the declared outputs are checked (absent when a step failed). */
+  projection?: { value?: unknown; error?: string };
   /** Every backend request the run's steps built, cache hit or not: a cold run makes them all. */
   requests: BackendRequest[];
 }
@@ -62,6 +69,8 @@ interface Exchange {
   status: number;
   contentType: string;
   body: unknown;
+  /** The secrets the invocation held when this answer came: masked in a saved HAR. */
+  sent: string[];
 }
 
 const exchangeKey = (request: BackendRequest) => `${request.method} ${request.url}`;
@@ -75,6 +84,13 @@ export interface WorkspaceOptions {
 }
 
 const MAX_RUNS = 50;
+/**
+ * Tokens are estimated, not counted: each provider has its own tokenizer (OpenAI's o200k, Claude's
+ * and Gemini's are not published as libraries here). OpenAI's rule of thumb is about four
+ * characters a token for English; JSON's quotes and braces cost more, so read it as a floor.
+ */
+const TOKEN_RULE = 'tokens ≈ characters ÷ 4 (OpenAI’s rule of thumb for English; JSON often costs more)';
+const estimateTokens = (text: string): number => Math.ceil(text.length / 4);
 const MASK = '•••';
 
 export async function openWorkspace(options: WorkspaceOptions) {
@@ -88,6 +104,8 @@ export async function openWorkspace(options: WorkspaceOptions) {
   const answered = new Map<string, Exchange>();
   const client: BackendClient = createBackendClient();
   const cacheSecret = randomBytes(16).toString('hex');
+  // As `serve` reads SCULPTOR_ALLOW_PRIVATE_EGRESS (src/config/settings.ts): true or 1.
+  const allowPrivateEgress = ['true', '1'].includes((env.SCULPTOR_ALLOW_PRIVATE_EGRESS ?? '').toLowerCase());
   const store = createMemoryStore();
 
   const tools = (): CompiledTool[] => check.tools ?? [];
@@ -113,19 +131,55 @@ export async function openWorkspace(options: WorkspaceOptions) {
     );
   };
 
-  // Recompiled on every save, as `serve --watch` does; a broken edit shows its errors.
+  // Recompiled on every save, as `serve --watch` does; a broken edit shows its errors. Each
+  // folder is watched on its own: Node's recursive mode on Linux watches files, and loses one an
+  // editor saves atomically (a temporary renamed over it). Test files and recordings (what
+  // "save as test" writes) change no finding, so they do not reset the page.
   let timer: NodeJS.Timeout | undefined;
-  const watcher = watch(dir, { recursive: true }, (_event, file) => {
-    if (!file || !/\.(ya?ml|json)$/.test(String(file))) return;
+  const watchers = new Map<string, FSWatcher>();
+  const recompile = () => {
     clearTimeout(timer);
     timer = setTimeout(() => {
+      void watchFolders();
       void checkSculpts(dir, env).then((next) => {
         check = next.tools ? next : { ...next, tools: check.tools };
         generation++;
         options.onChange?.();
       });
     }, 150);
-  });
+  };
+  const watchFolders = async () => {
+    const folders = [dir];
+    try {
+      for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
+        const folder = path.join(entry.parentPath, entry.name);
+        const segments = path.relative(dir, folder).split(path.sep);
+        if (entry.isDirectory() && !segments.some((p) => /^(\.|node_modules$|recordings$)/.test(p))) {
+          folders.push(folder);
+        }
+      }
+    } catch {
+      // The folder is gone: keep what is watched.
+    }
+    for (const folder of folders) {
+      if (watchers.has(folder)) continue;
+      try {
+        const watcher = watch(folder, (_event, file) => {
+          const name = String(file ?? '');
+          if (/\.(ya?ml|json)$/.test(name) && !name.endsWith(TEST_SUFFIX)) recompile();
+          else if (!name.includes('.')) recompile();
+        });
+        watcher.on('error', () => {
+          for (const watcher of watchers.values()) watcher.close();
+          watchers.delete(folder);
+        });
+        watchers.set(folder, watcher);
+      } catch {
+        // Removed meanwhile.
+      }
+    }
+  };
+  await watchFolders();
 
   const secrets = (): string[] =>
     [...new Set(tools().flatMap((t) => t.steps.flatMap((s) => backendSecrets(s.backend))))].filter(
@@ -167,8 +221,25 @@ export async function openWorkspace(options: WorkspaceOptions) {
     views(name: string, version?: number) {
       const tool = find(name, version);
       if (!tool) return undefined;
+      const schema = toolSchema(tool);
       const views: Array<{ consumer: string; text?: string; problem?: string }> = [
         { consumer: 'A2T', text: JSON.stringify(tool.signature, null, 2) },
+        // The entry of MCP's tools/list, as every MCP face builds it: from the one generator.
+        {
+          consumer: 'mcp',
+          text: JSON.stringify(
+            {
+              name: schema.name,
+              title: schema.title,
+              description: schema.description,
+              inputSchema: schema.inputSchema,
+              outputSchema: schema.outputSchema,
+              annotations: schema.annotations,
+            },
+            null,
+            2,
+          ),
+        },
       ];
       for (const format of EXPORT_FORMATS) {
         try {
@@ -182,20 +253,27 @@ export async function openWorkspace(options: WorkspaceOptions) {
           views.push({ consumer: format, problem: (err as Error).message });
         }
       }
+      const warnings = providerWarnings(tool);
       return {
         name,
         version: tool.signature.version,
         signature: tool.signature,
-        steps: tool.steps.map((s) => ({ id: s.id, operation: s.operationRef, backend: s.backend.name })),
+        steps: tool.steps.map((s) => ({
+          id: s.id,
+          operation: s.operationRef,
+          backend: s.backend.name,
+          ...(s.cache ? { cache: s.cache } : {}),
+        })),
         output: tool.output.source,
         stepExpressions: Object.fromEntries(
           tool.steps.map((s) => [s.id, { params: s.params?.source, result: s.result?.source }]),
         ),
+        tokenRule: TOKEN_RULE,
         views: views.map((v) => ({
           ...v,
           characters: v.text?.length ?? 0,
-          // The usual rule of thumb for English and JSON: about four characters a token.
-          tokens: Math.ceil((v.text?.length ?? 0) / 4),
+          tokens: estimateTokens(v.text ?? ''),
+          warnings: warnings[v.consumer] ?? [],
         })),
       };
     },
@@ -233,22 +311,25 @@ export async function openWorkspace(options: WorkspaceOptions) {
         store,
         client,
         resilience: true,
-        allowPrivateEgress: mode === 'recordings',
+        // Recordings are served on loopback; live backends obey the gateway's own egress rule.
+        allowPrivateEgress: mode === 'recordings' || allowPrivateEgress,
         debug: {
           request: (id, request) => pending.set(id, request),
           result: (id, value) => {
-            stepOf(steps, id).result = value;
+            // A step's value may hold what its backend echoed back, a credential included.
+            stepOf(steps, id).result = maskValue(value, secrets());
           },
           response: (id, response, sent) => {
             const request = pending.get(id);
             // What the page shows never carries a secret the call held, even echoed back (#13 F5).
-            const shown = maskValue(response.body, [...sent]);
+            const shown = maskValue(response.body, [...sent, ...secrets()]);
             if (request) {
               answered.set(exchangeKey(request), {
                 request,
                 status: response.status,
                 contentType: response.contentType,
                 body: response.body,
+                sent: [...sent],
               });
             }
             const step = stepOf(steps, id);
@@ -289,11 +370,13 @@ export async function openWorkspace(options: WorkspaceOptions) {
       for (const s of report?.steps ?? []) {
         const step = stepOf(steps, s.id);
         const request = pending.get(s.id);
+        const declared = tool.steps.find((d) => d.id === s.id)?.cache;
         Object.assign(step, {
           backend: s.backend,
           operation: s.operation,
           outcome: s.outcome,
           cache: s.cache,
+          ...(declared ? { cacheScope: declared.scope, cacheTtlMs: declared.ttlMs } : {}),
           durationMs: s.durationMs,
           startMs: at,
           ...(s.status !== undefined ? { status: s.status } : {}),
@@ -317,46 +400,74 @@ export async function openWorkspace(options: WorkspaceOptions) {
         record.steps.push(step);
       }
       if (record.steps.length > 0 && !report) record.steps = [...steps.values()];
+      // The output projection's value, as the engine computed it from these steps' values (before
+      // the declared outputs are checked): the trace's last row.
+      if (
+        record.outputs ||
+        record.error?.code.startsWith('output.') ||
+        record.error?.code === 'projection.failed'
+      ) {
+        if (record.steps.every((st) => st.outcome === 'ok' || st.outcome === 'skipped')) {
+          try {
+            const stepValues = Object.fromEntries(record.steps.map((st) => [st.id, st.result]));
+            record.projection = {
+              value: maskValue(await tool.output.evaluate(inputs, { inputs, steps: stepValues }), secrets()),
+            };
+          } catch (err) {
+            record.projection = { error: toSculptorError(err).message };
+          }
+        }
+      }
       runs.set(record.id, record);
       if (runs.size > MAX_RUNS) runs.delete(runs.keys().next().value!);
       record.requests = record.steps.flatMap((s) => pending.get(s.id) ?? []);
       return { ...record, requests: undefined };
     },
 
-    /** Evaluates an edited expression against a run's values: the output, or a step's result. */
+    /**
+     * Evaluates an edited expression against a run's values: the output (over the inputs), a
+     * step's `params` (over the inputs, with the other steps' values) or its `result` (over the
+     * step's answer). Errors carry their position: offset, line and column in the expression.
+     */
     async evaluate(runId: string, target: string, source: string) {
       const run = runs.get(runId);
       if (!run)
         return { error: { message: 'Run the tool first: the playground evaluates against its last run.' } };
+      const at = (offset: number) => positionIn(source, offset);
       try {
-        const compiled = compileExpression(source, (offset) => ({
-          file: '(playground)',
-          line: 1,
-          column: offset + 1,
-        }));
+        const compiled = compileExpression(source, (offset) => ({ file: '(playground)', ...at(offset) }));
         const stepValues = Object.fromEntries(run.steps.map((s) => [s.id, s.result]));
+        const bindings = { inputs: run.inputs, steps: stepValues, caller: {} };
         if (target === 'output') {
+          return { value: await compiled.evaluate(run.inputs, { inputs: run.inputs, steps: stepValues }) };
+        }
+        const [, kind, id] = /^(params|result):(.+)$/.exec(target) ?? [];
+        const step = run.steps.find((s) => s.id === id);
+        if (!step) return { error: { message: `The run has no step for ${target}.` } };
+        if (kind === 'params') return { value: await compiled.evaluate(run.inputs, bindings) };
+        if (!step.response) {
           return {
-            value: await compiled.evaluate(run.inputs, { inputs: run.inputs, steps: stepValues, caller: {} }),
+            error: {
+              message: `Step ${id} answered from the cache in this run: run once more with a cold cache (change an input) to see its answer.`,
+            },
           };
         }
-        const step = run.steps.find((s) => `step:${s.id}` === target);
-        if (!step?.response) return { error: { message: `The run has no answer for ${target}.` } };
-        return {
-          value: await compiled.evaluate(step.response.body, {
-            inputs: run.inputs,
-            steps: stepValues,
-            caller: {},
-          }),
-        };
+        return { value: await compiled.evaluate(step.response.body, bindings) };
       } catch (err) {
-        const e = toSculptorError(err) as SculptorError & { at?: { column: number } };
         const jsonata = err as { code?: string; message?: string; position?: number };
+        const e = toSculptorError(err) as SculptorError & { at?: { line: number; column: number } };
+        const compiledError = e.code !== 'internal';
+        const position =
+          compiledError && e.at
+            ? { offset: (e.at as { offset?: number }).offset, line: e.at.line, column: e.at.column }
+            : jsonata.position !== undefined
+              ? at(Math.max(0, jsonata.position - 1))
+              : undefined;
         return {
           error: {
-            code: e.code === 'internal' ? (jsonata.code ?? 'error') : e.code,
-            message: e.code === 'internal' ? (jsonata.message ?? String(err)) : e.message,
-            column: e.at?.column ?? jsonata.position,
+            code: compiledError ? e.code : (jsonata.code ?? 'error'),
+            message: compiledError ? e.message : (jsonata.message ?? String(err)),
+            ...(position ?? {}),
           },
         };
       }
@@ -372,7 +483,14 @@ export async function openWorkspace(options: WorkspaceOptions) {
       await mkdir(recordingsDir, { recursive: true });
       const harFile = path.join(recordingsDir, `${run.tool}-${run.id}.har`);
       const exchanges = run.requests.flatMap((r) => answered.get(exchangeKey(r)) ?? []);
-      await writeFile(harFile, `${JSON.stringify(toHar(run, exchanges), null, 2)}\n`);
+      // No secret reaches the folder: configured ones and those the run's calls held, masked.
+      const har = toHar(run, exchanges, (value, sent) =>
+        maskValue(
+          value,
+          [...secrets(), ...sent].flatMap((s) => [s, encodeURIComponent(s)]),
+        ),
+      );
+      await writeFile(harFile, `${JSON.stringify(har, null, 2)}\n`);
       const testFile = path.join(folder, `${run.tool}${TEST_SUFFIX}`);
       const relativeHar = path.relative(folder, harFile).split(path.sep).join('/');
       const testCase = {
@@ -401,7 +519,7 @@ export async function openWorkspace(options: WorkspaceOptions) {
 
     async close() {
       clearTimeout(timer);
-      watcher.close();
+      for (const watcher of watchers.values()) watcher.close();
       await Promise.all(
         [...replays.values()].map(async (r) => (await r.server.catch(() => undefined))?.close()),
       );
@@ -421,6 +539,13 @@ function maskValue(value: unknown, secrets: string[]): unknown {
   return masked === text ? value : JSON.parse(masked);
 }
 
+/** Offset (0-based), line and column (1-based) of a character of an expression. */
+function positionIn(source: string, offset: number): { offset: number; line: number; column: number } {
+  const before = source.slice(0, offset);
+  const line = before.split('\n').length;
+  return { offset, line, column: offset - before.lastIndexOf('\n') };
+}
+
 function stepOf(steps: Map<string, StepTrace>, id: string): StepTrace {
   let step = steps.get(id);
   if (!step) {
@@ -436,7 +561,7 @@ function pathOf(url: string): string {
 }
 
 /** HAR 1.2, as `src/replay` reads it: what the run's backends answered, credentials left out. */
-function toHar(run: RunRecord, exchanges: Exchange[]) {
+function toHar(run: RunRecord, exchanges: Exchange[], masked: (value: unknown, sent: string[]) => unknown) {
   return {
     log: {
       version: '1.2',
@@ -447,7 +572,7 @@ function toHar(run: RunRecord, exchanges: Exchange[]) {
         time: 0,
         request: {
           method: e.request.method,
-          url: e.request.url,
+          url: masked(e.request.url, e.sent) as string,
           httpVersion: 'HTTP/1.1',
           headers: [],
           queryString: [],
@@ -464,7 +589,9 @@ function toHar(run: RunRecord, exchanges: Exchange[]) {
           content: {
             size: -1,
             mimeType: e.contentType || 'application/json',
-            text: typeof e.body === 'string' ? e.body : JSON.stringify(e.body ?? null),
+            text: ((body) => (typeof body === 'string' ? body : JSON.stringify(body ?? null)))(
+              masked(e.body, e.sent),
+            ),
           },
           redirectURL: '',
           headersSize: -1,

@@ -1,29 +1,39 @@
 /**
  * Sculptor Studio in a real browser (issue #17): Playwright driving Debian's Chromium against
- * the Studio serving a copy of the weather sculpts — find the flagship tool, run it against its
- * recordings, read the waterfall (three steps; two cache hits on a second run), edit the output
- * expression in the playground, save the run as a test that `sculptor test` then passes — with
- * an accessibility check (axe-core) of each screen and a screenshot of each, kept in
- * test-artifacts/studio/ (git-ignored).
+ * the Studio serving a copy of the weather sculpts and of a one-step tool whose loopback backend
+ * echoes its API key. Every screen is checked with axe-core (no serious or critical violation)
+ * and photographed into test-artifacts/studio/ (git-ignored); STUDIO_SCREENSHOTS=docs/images
+ * writes the small copies docs/DESIGNER.md links instead.
+ *
+ * Shown here: the catalog and its findings, updated on save (a load error, a lint warning, each
+ * at file:line:col); what each consumer sees (MCP included) with sizes; a run against the
+ * recordings (three steps with cache scope and TTL, the output projection's value, then two
+ * cache hits) and a live run against the loopback backend (a boolean input, bounds enforced, the
+ * key masked in the trace and in the saved HAR); the mapping playground (output and params
+ * edited, an error at its line and column); the versions diff and its A2T §5.4 verdict; save as
+ * test, then the real `sculptor test` CLI passing the saved cases.
  */
 import { execFileSync } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStudioApp } from '../../src/studio/studio-app.ts';
 import { openWorkspace, type Workspace } from '../../src/studio/studio-workspace.ts';
-import { runSculptTests } from '../../src/testing/index.ts';
 import { reportFigures } from '../support/report-figures.ts';
+import { runCli } from '../cli/run-cli.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 /** The page answers in milliseconds; a loaded CI machine may take seconds. */
 const POLL = { timeout: 10_000, interval: 100 };
 const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/studio/', import.meta.url));
+/** The echo backend's API key: it must never reach the page or the folder. */
+const KEY = 'echo-key-5ecr3t-0123456789';
 const hasChromium = (() => {
   try {
     execFileSync(CHROMIUM, ['--version'], { stdio: 'ignore' });
@@ -39,12 +49,16 @@ if (!hasChromium) console.warn('[studio] skipped: apt-get install chromium');
 let dir: string;
 let workspace: Workspace;
 let server: ReturnType<typeof serve>;
+let echo: ReturnType<typeof serve>;
+const echoSeen: Array<{ query: string; key: string | undefined }> = [];
 let url: string;
 let browser: Browser;
 let page: Page;
 
-async function shot(name: string) {
-  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+async function shot(name: string, selector?: string) {
+  const file = path.join(ARTIFACTS, `${name}.png`);
+  if (selector) await page.locator(selector).first().screenshot({ path: file });
+  else await page.screenshot({ path: file, fullPage: true });
 }
 
 /** axe-core in the page: no serious or critical violation. */
@@ -64,18 +78,53 @@ async function accessible(screen: string) {
   expect(serious, screen).toEqual([]);
 }
 
+/** Writes like an editor that saves atomically: a temporary file renamed over the original. */
+async function save(file: string, text: string): Promise<void> {
+  const temporary = `${file}.tmp-${process.pid}`;
+  await writeFile(temporary, text);
+  await rename(temporary, file);
+}
+
+const findings = () => page.locator('.findings li').allTextContents();
+const run = () => page.getByRole('button', { name: 'Run', exact: true }).click();
+
 describe.skipIf(!hasChromium)('Sculptor Studio in Chromium', () => {
   beforeAll(async () => {
     await mkdir(ARTIFACTS, { recursive: true });
+    // The live backend: echoes its query and the API key it was sent.
+    const backend = new Hono();
+    backend.get('/echo', (c) => {
+      const word = c.req.query('word') ?? '';
+      const loud = c.req.query('loud') === 'true';
+      echoSeen.push({ query: new URL(c.req.url).search, key: c.req.header('x-api-key') });
+      const said = Array.from({ length: Number(c.req.query('times')) }, () =>
+        loud ? word.toUpperCase() : word,
+      ).join(' ');
+      return c.json({ said, heard_key: c.req.header('x-api-key') });
+    });
+    await new Promise<void>((resolve) => {
+      echo = serve({ fetch: backend.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve());
+    });
     dir = await mkdtemp(path.join(tmpdir(), 'sculptor-studio-'));
     await cp('sculpts/weather', path.join(dir, 'weather'), { recursive: true });
-    workspace = await openWorkspace({ dir });
+    await cp('test/studio/fixtures/echo', path.join(dir, 'echo'), { recursive: true });
+    workspace = await openWorkspace({
+      dir,
+      env: {
+        ...process.env,
+        ECHO_BASE_URL: `http://127.0.0.1:${(echo.address() as AddressInfo).port}`,
+        ECHO_KEY: KEY,
+        // The live backend is on loopback, as SCULPTOR_ALLOW_PRIVATE_EGRESS lets `serve` reach it.
+        SCULPTOR_ALLOW_PRIVATE_EGRESS: 'true',
+      },
+    });
     await new Promise<void>((resolve) => {
-      server = serve({ fetch: createStudioApp(workspace).fetch, hostname: '127.0.0.1', port: 0 }, () =>
-        resolve(),
+      server = serve(
+        { fetch: createStudioApp(workspace, { root: true }).fetch, hostname: '127.0.0.1', port: 0 },
+        () => resolve(),
       );
     });
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: [
@@ -89,26 +138,32 @@ describe.skipIf(!hasChromium)('Sculptor Studio in Chromium', () => {
         '--disable-sync',
       ],
     });
-    page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    page = await browser.newPage({ viewport: { width: 1000, height: 800 } });
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
     server?.close();
+    echo?.close();
     await workspace?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   it('lists the tools and the folder’s findings; search finds the weather tool', async () => {
     await page.goto(url);
+    expect(page.url()).toMatch(/\/studio\/$/);
     await page.getByLabel('Search tools').fill('weather');
     const tool = page.getByRole('button', { name: /lookup_weather_by_city/ });
     await expect.poll(() => tool.count(), POLL).toBe(1);
+    await expect.poll(() => page.getByRole('button', { name: /shout_word/ }).count(), POLL).toBe(0);
     await expect.poll(() => page.getByText('No errors or warnings.').count(), POLL).toBe(1);
     await shot('1-catalog');
     await accessible('catalog');
-    await tool.click();
+  }, 30_000);
+
+  it('shows what each consumer receives, MCP included, with sizes in characters and tokens', async () => {
+    await page.getByRole('button', { name: /lookup_weather_by_city/ }).click();
     await page.getByRole('heading', { name: 'What the LLM sees' }).waitFor();
-    for (const consumer of ['A2T', 'openai', 'anthropic', 'gemini', 'agent-tool']) {
+    for (const consumer of ['A2T', 'mcp', 'openai', 'anthropic', 'gemini', 'agent-tool']) {
       await expect
         .poll(() => page.locator(`.view[data-consumer="${consumer}"] pre`).count(), {
           ...POLL,
@@ -116,49 +171,187 @@ describe.skipIf(!hasChromium)('Sculptor Studio in Chromium', () => {
         })
         .toBe(1);
     }
+    const mcp = JSON.parse((await page.locator('.view[data-consumer="mcp"] pre').textContent()) ?? '{}');
+    expect(Object.keys(mcp)).toEqual([
+      'name',
+      'title',
+      'description',
+      'inputSchema',
+      'outputSchema',
+      'annotations',
+    ]);
+    expect(mcp).toMatchObject({
+      name: 'lookup_weather_by_city',
+      title: 'Lookup Weather By City',
+      inputSchema: { type: 'object', required: ['city'] },
+      annotations: { readOnlyHint: true, openWorldHint: true },
+    });
+    const heading = await page.locator('.view[data-consumer="mcp"] h3').textContent();
+    const text = (await page.locator('.view[data-consumer="mcp"] pre').textContent()) ?? '';
+    expect(heading).toContain(`${text.length} characters, ~${Math.ceil(text.length / 4)} tokens`);
+    expect(await page.getByText(/tokens ≈ characters ÷ 4/).count()).toBe(1);
+    // The weather tool fits every provider: no warning.
+    expect(await page.locator('.view .warning').count()).toBe(0);
     await shot('2-what-the-llm-sees');
     await accessible('tool');
   }, 30_000);
 
-  it('runs against the recordings: three steps, then two cache hits on a second run', async () => {
+  it('shows the diff of two versions with its A2T §5.4 verdict', async () => {
+    const versions = page.getByRole('heading', { name: 'Versions 1 → 2' });
+    await versions.waitFor();
+    expect(await page.locator('#versions-verdict').textContent()).toBe('Compatible (A2T §5.4)');
+    const diff = (await page.locator('#versions-diff').textContent()) ?? '';
+    expect(diff).toContain("+ input 'day'");
+    expect(diff).toContain('A2T §5.4: kept — the newer version only adds optional inputs and outputs.');
+    await shot('3-versions', '#versions');
+    await accessible('versions');
+  }, 30_000);
+
+  it('runs against the recordings: three steps with cache scope and TTL, the projection, then two cache hits', async () => {
     await page.getByLabel(/^city/).fill('New York');
-    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await run();
     await page.locator('#run-output').waitFor();
     expect(JSON.parse((await page.locator('#run-output').textContent()) ?? '{}')).toEqual({
       temperature_f: 22,
       forecast: 'Sunny',
       place: 'New York, New York, US',
     });
-    await expect.poll(() => page.locator('.waterfall tbody tr').count(), POLL).toBe(3);
+    await expect.poll(() => page.locator('.waterfall tbody tr[data-step]').count(), POLL).toBe(4);
     expect(await page.locator('.waterfall td.cache').allTextContents()).toEqual(['miss', 'miss', 'off']);
-    await shot('3-run-and-trace');
-    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    expect(await page.locator('.waterfall td.cache-policy').allTextContents()).toEqual([
+      'shared · 30d',
+      'shared · 7d',
+      'not cached',
+    ]);
+    // The last row: the output projection's value, before the declared outputs are checked.
+    expect(await page.locator('.waterfall tbody tr').last().getAttribute('data-step')).toBe('output');
+    expect(JSON.parse((await page.locator('#projection-value').textContent()) ?? '{}')).toEqual({
+      temperature_f: 22,
+      forecast: 'Sunny',
+      place: 'New York, New York, US',
+    });
+    await run();
     await expect
       .poll(() => page.locator('.waterfall td.cache').allTextContents(), POLL)
       .toEqual(['hit', 'hit', 'off']);
-    await accessible('run');
+    await shot('4-run-and-trace');
+    await accessible('run and trace');
   }, 30_000);
 
-  it('recomputes an edited output expression live against the last run', async () => {
+  it('recomputes an edited output or params expression live; an error shows its line and column', async () => {
     const editor = page.getByLabel('JSONata');
     await editor.fill('{ "city": $inputs.city, "warmer": $steps.forecast[0].temperature + 1 }');
     await expect
       .poll(async () => (await page.locator('#playground-value').textContent()) ?? '', POLL)
       .toMatch(/"city": "New York",\s+"warmer": 23/);
-    await editor.fill('{ "broken": $inputs.city & }');
-    await expect.poll(() => page.locator('#playground-error').count(), POLL).toBe(1);
-    await shot('4-playground');
+    // A syntax error on the second line: "&" with nothing after it, found at the "}".
+    await editor.fill('{\n  "broken": $inputs.city & }');
+    await expect.poll(() => page.locator('#playground-at').textContent(), POLL).toBe('(line 2, column 28)');
+    expect(await page.locator('#playground-position').textContent()).toBe(
+      `  "broken": $inputs.city & }\n${' '.repeat(27)}^`,
+    );
+    // A step's params, evaluated over the inputs and the other steps' values.
+    await page.getByLabel('Expression of').selectOption('params:geocode');
+    await expect.poll(() => editor.inputValue(), POLL).toContain('"name": $inputs.city');
+    await editor.fill('{ "name": $uppercase($inputs.city), "count": 1 }');
+    await expect
+      .poll(async () => JSON.parse((await page.locator('#playground-value').textContent()) || 'null'), POLL)
+      .toEqual({ name: 'NEW YORK', count: 1 });
+    await shot('5-playground', '#playground');
+    await accessible('playground');
   }, 30_000);
 
-  it('saves the run as a test that sculptor test passes', async () => {
+  it('saves the run as a test that the sculptor test command passes', async () => {
     await page.getByRole('button', { name: 'Save this run as a test' }).click();
     await page.locator('#saved.ok').waitFor();
-    await shot('5-saved');
+    await shot('6-saved');
+    await accessible('saved');
     const testFile = path.join(dir, 'weather', 'lookup_weather_by_city.test.yaml');
     expect(await readFile(testFile, 'utf8')).toContain('lookup_weather_by_city: {"city":"New York"}');
-    const run = await runSculptTests([testFile]);
-    const saved = run.files[0]!.cases.find((c) => c.name.includes('{"city":"New York"}'));
-    expect(saved?.passed, JSON.stringify(saved?.failures)).toBe(true);
-    expect(run.passed).toBe(true);
+    const cli = await runCli(['test', path.join(dir, 'weather')], { timeoutMs: 60_000 });
+    expect(cli.stdout).toMatch(/✓ lookup_weather_by_city: \{"city":"New York"\} \[v2\]/);
+    expect(cli.code, cli.stdout + cli.stderr).toBe(0);
+  }, 90_000);
+
+  it('runs live against a loopback backend: a boolean choice, bounds enforced, the key masked in trace and HAR', async () => {
+    await page.getByLabel('Search tools').fill('shout');
+    await page.getByRole('button', { name: /shout_word/ }).click();
+    await page.getByLabel(/^word/).fill('hello');
+    // A boolean is a choice of true or false, not a text field.
+    const loud = page.getByLabel(/^loud/);
+    expect(await loud.evaluate((el) => el.tagName)).toBe('SELECT');
+    expect(await loud.locator('option:not([disabled])').allTextContents()).toEqual(['true', 'false']);
+    await loud.selectOption('true');
+    // Bounds: 5 is over the maximum of 3, and the browser refuses to submit.
+    const times = page.getByLabel(/^times/);
+    await times.fill('5');
+    await page.getByLabel('against').selectOption('live');
+    await run();
+    expect(
+      await times.evaluate(
+        (el) => (el as unknown as { validity: { rangeOverflow: boolean } }).validity.rangeOverflow,
+      ),
+    ).toBe(true);
+    expect(await page.locator('#run-output').count()).toBe(0);
+    expect(echoSeen).toEqual([]);
+    await times.fill('2');
+    await run();
+    await page.locator('#run-output').waitFor();
+    expect(JSON.parse((await page.locator('#run-output').textContent()) ?? '{}')).toEqual({
+      said: 'HELLO HELLO',
+    });
+    // The backend was really called, with the key and the boolean as the operation writes it.
+    expect(echoSeen).toEqual([{ query: '?word=hello&loud=true&times=2', key: KEY }]);
+    expect(await page.locator('.waterfall td.cache-policy').allTextContents()).toEqual(['caller · 5m']);
+    // The step's value held the echoed key: the page shows it masked, never in clear.
+    await page.locator('.waterfall details summary').first().click();
+    const trace = (await page.locator('.waterfall').textContent()) ?? '';
+    expect(trace).toContain('"heard_key": "•••"');
+    expect(await page.content()).not.toContain(KEY);
+    await shot('7-live-run');
+    await accessible('live run');
+
+    await page.getByRole('button', { name: 'Save this run as a test' }).click();
+    await page.locator('#saved.ok').waitFor();
+    const recordings = path.join(dir, 'echo', 'recordings', 'studio');
+    const [har] = await readdir(recordings);
+    const saved = await readFile(path.join(recordings, har!), 'utf8');
+    expect(saved).toContain('\\"heard_key\\":\\"•••\\"');
+    expect(saved).not.toContain(KEY);
+    // The saved case passes through the CLI, against the HAR (the backend is not reached).
+    const before = echoSeen.length;
+    const cli = await runCli(['test', path.join(dir, 'echo')], {
+      env: { ECHO_KEY: KEY },
+      timeoutMs: 60_000,
+    });
+    expect(cli.code, cli.stdout + cli.stderr).toBe(0);
+    expect(echoSeen.length).toBe(before);
+  }, 90_000);
+
+  it('updates the findings on save: a load error, then a lint warning, each at file:line:col', async () => {
+    const file = path.join(dir, 'weather', 'lookup_weather_by_city.v2.sculpt.yaml');
+    const good = await readFile(file, 'utf8');
+    await save(file, good.replace('version: 2\n', 'version: [2\n'));
+    await expect
+      .poll(findings, POLL)
+      .toEqual([
+        expect.stringMatching(/lookup_weather_by_city\.v2\.sculpt\.yaml:5:1 load\.yaml Flow sequence/),
+      ]);
+    await shot('8-findings');
+    await accessible('findings');
+    // A description that no longer says when to use the tool: a lint warning at `description:`.
+    await save(
+      file,
+      good.replace(/description: >\n(?: {2}.*\n)+/, 'description: The forecast for a US city.\n'),
+    );
+    await expect
+      .poll(findings, POLL)
+      .toEqual([
+        expect.stringMatching(
+          /lookup_weather_by_city\.v2\.sculpt\.yaml:5:14 lint\.description_when warning: The description does not say when/,
+        ),
+      ]);
+    await save(file, good);
+    await expect.poll(() => page.getByText('No errors or warnings.').count(), POLL).toBe(1);
   }, 30_000);
 });

@@ -4,62 +4,110 @@ import { useEffect, useState } from 'preact/hooks';
 import htm from 'htm';
 
 const html = htm.bind(h);
+/** A caller's bearer token, when the Studio is behind the callers' authentication (`serve --studio`). */
+const TOKEN_KEY = 'sculptor-studio-token';
+const token = () => window.sessionStorage.getItem(TOKEN_KEY);
+let onUnauthenticated = () => {};
 const api = async (path, body) => {
+  const headers = token() ? { authorization: `Bearer ${token()}` } : {};
   const res = await fetch(
     `/studio/api/${path}`,
     body === undefined
-      ? {}
+      ? { headers }
       : {
           method: 'POST',
-          headers: { 'content-type': 'application/json' },
+          headers: { ...headers, 'content-type': 'application/json' },
           body: JSON.stringify(body),
         },
   );
+  if (res.status === 401) onUnauthenticated();
   return res.json();
 };
 const pretty = (value) => (value === undefined ? '(nothing)' : JSON.stringify(value, null, 2));
+/** A cache TTL in the sculpt's units: 30d, 7d, 1h, 5m, 30s. */
+const duration = (ms) => {
+  for (const [unit, size] of [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ]) {
+    if (ms % size === 0) return `${ms / size}${unit}`;
+  }
+  return `${ms} ms`;
+};
+
+/** Asks for a caller's token when the Studio's API is behind the callers' authentication. */
+function SignIn({ onDone }) {
+  const [value, setValue] = useState('');
+  const submit = (e) => {
+    e.preventDefault();
+    window.sessionStorage.setItem(TOKEN_KEY, value.trim());
+    onDone();
+  };
+  return html`<main class="signin">
+    <form onSubmit=${submit}>
+      <h1>Sculptor Studio</h1>
+      <p>This Studio is behind the gateway's callers' authentication: give a caller's bearer token.</p>
+      <label for="token">Caller token</label>
+      <input
+        id="token"
+        type="password"
+        autocomplete="off"
+        value=${value}
+        onInput=${(e) => setValue(e.target.value)}
+      />
+      <button class="primary" type="submit">Open</button>
+    </form>
+  </main>`;
+}
 
 function Findings({ findings }) {
   if (findings.length === 0) return html`<p class="ok">No errors or warnings.</p>`;
   return html`<ul class="findings">
     ${findings.map(
       (f) =>
+        // One string: htm drops the whitespace between lines of a template.
         html`<li class=${f.severity}>
-          ${f.file ? `${f.file}:${f.line}:${f.column} ` : ''}${f.code}
-          ${f.severity === 'warning' ? 'warning: ' : ''}${f.message}
+          ${`${f.file ? `${f.file}:${f.line}:${f.column} ` : ''}${f.code} ${f.severity === 'warning' ? 'warning: ' : ''}${f.message}`}
         </li>`,
     )}
   </ul>`;
 }
 
-function Views({ views }) {
-  return html`<div class="views">
-    ${views.map(
-      (v) =>
-        html`<div class="view" data-consumer=${v.consumer}>
-          <h3>${v.consumer} <small>${v.characters} characters, ~${v.tokens} tokens</small></h3>
-          ${v.problem ? html`<p class="error">Refused: ${v.problem}</p>` : html`<pre tabindex="0">${v.text}</pre>`}
-        </div>`,
-    )}
-  </div>`;
+function Views({ views, tokenRule }) {
+  return html`<p><small>Sizes: ${tokenRule}.</small></p>
+    <div class="views">
+      ${views.map(
+        (v) =>
+          html`<div class="view" data-consumer=${v.consumer}>
+            <h3>${v.consumer} <small>${v.characters} characters, ~${v.tokens} tokens</small></h3>
+            ${v.warnings.map((w) => html`<p class="warning">⚠ ${w}</p>`)}
+            ${v.problem ? html`<p class="error">Refused: ${v.problem}</p>` : html`<pre tabindex="0">${v.text}</pre>`}
+          </div>`,
+      )}
+    </div>`;
 }
 
-/** An input field from the signature: enums as choices, bounds enforced by the browser. */
+/** An input field from the signature: enums and booleans as choices, bounds enforced by the browser. */
 function Field({ parameter, value, onInput }) {
   const { name, type, description } = parameter;
   const id = `input-${name}`;
   const label = html`<span>${name}${parameter.required === false ? ' (optional)' : ''}</span>`;
-  if (type === 'enum') {
-    const values = (parameter['allowed-values'] ?? []).map((v) => v.name);
+  if (type === 'enum' || type === 'boolean') {
+    const values =
+      type === 'boolean' ? ['true', 'false'] : (parameter['allowed-values'] ?? []).map((v) => v.name);
+    const chosen = (text) => (text === '' ? undefined : type === 'boolean' ? text === 'true' : text);
     return html`<label for=${id}
       >${label}
       <select
         id=${id}
         name=${name}
-        value=${value ?? ''}
-        onChange=${(e) => onInput(e.target.value || undefined)}
+        required=${parameter.required !== false}
+        value=${value === undefined ? '' : String(value)}
+        onChange=${(e) => onInput(chosen(e.target.value))}
       >
-        ${parameter.required === false ? html`<option value="">(leave out)</option>` : null}
+        ${parameter.required === false ? html`<option value="">(leave out)</option>` : html`<option value="" disabled>(choose)</option>`}
         ${values.map((v) => html`<option value=${v}>${v}</option>`)}
       </select>
       <small> ${description}</small></label
@@ -80,7 +128,9 @@ function Field({ parameter, value, onInput }) {
       value=${value ?? ''}
       onInput=${(e) => onInput(e.target.value === '' ? undefined : numeric ? Number(e.target.value) : e.target.value)}
     />
-    <small> ${description}</small></label
+    <small>
+      ${description}${parameter.min !== undefined || parameter.max !== undefined ? ` (${parameter.min ?? '…'} to ${parameter.max ?? '…'})` : ''}${parameter.maxLength !== undefined ? ` (at most ${parameter.maxLength} characters)` : ''}</small
+    ></label
   >`;
 }
 
@@ -93,6 +143,7 @@ function Waterfall({ run }) {
         <th>request</th>
         <th>status</th>
         <th>cache</th>
+        <th>scope · TTL</th>
         <th>bytes</th>
         <th>time</th>
         <th>result</th>
@@ -106,6 +157,9 @@ function Waterfall({ run }) {
             <td><small>${s.request ? `${s.request.method} ${s.request.url}` : '(cache)'}</small></td>
             <td>${s.status ?? ''}</td>
             <td class="cache">${s.cache}</td>
+            <td class="cache-policy">
+              ${s.cacheScope ? `${s.cacheScope} · ${duration(s.cacheTtlMs)}` : 'not cached'}
+            </td>
             <td>${s.response?.bytes ?? ''}</td>
             <td>
               <div class="bar" title=${`${s.durationMs.toFixed(1)} ms`}>
@@ -123,8 +177,31 @@ function Waterfall({ run }) {
             </td>
           </tr>`,
       )}
+      ${
+        run.projection
+          ? html`<tr data-step="output">
+              <td>output<br /><small>the output projection</small></td>
+              <td colspan="6"><small>evaluated over the inputs and the steps' results</small></td>
+              <td>
+                ${
+                  run.projection.error
+                    ? html`<span class="error">${run.projection.error}</span>`
+                    : html`<pre tabindex="0" id="projection-value">${pretty(run.projection.value)}</pre>`
+                }
+              </td>
+            </tr>`
+          : null
+      }
     </tbody>
   </table>`;
+}
+
+/** Where an error is: the line of the expression with a caret under its column. */
+function Position({ source, error }) {
+  if (!error.line) return null;
+  const line = source.split('\n')[error.line - 1] ?? '';
+  const caret = `${' '.repeat(Math.max(0, error.column - 1))}^`;
+  return html`<pre id="playground-position" aria-label="Where the error is">${`${line}\n${caret}`}</pre>`;
 }
 
 function Playground({ run, tool }) {
@@ -132,7 +209,12 @@ function Playground({ run, tool }) {
   const [expression, setExpression] = useState(tool.output);
   const [answer, setAnswer] = useState(undefined);
   useEffect(() => {
-    setExpression(target === 'output' ? tool.output : (tool.stepExpressions[target.slice(5)]?.result ?? '$'));
+    const [kind, id] = target.split(':');
+    setExpression(
+      target === 'output'
+        ? tool.output
+        : (tool.stepExpressions[id]?.[kind] ?? (kind === 'params' ? '{}' : '$')),
+    );
   }, [target, tool]);
   useEffect(() => {
     const timer = setTimeout(
@@ -141,12 +223,16 @@ function Playground({ run, tool }) {
     );
     return () => clearTimeout(timer);
   }, [expression, target, run.id]);
-  return html`<div>
+  return html`<div id="playground">
     <label for="playground-target"
       >Expression of
       <select id="playground-target" value=${target} onChange=${(e) => setTarget(e.target.value)}>
         <option value="output">the output</option>
-        ${tool.steps.map((s) => html`<option value=${`step:${s.id}`}>step ${s.id}: result</option>`)}
+        ${tool.steps.map(
+          (s) =>
+            html`<option value=${`params:${s.id}`}>step ${s.id}: params</option>
+              <option value=${`result:${s.id}`}>step ${s.id}: result</option>`,
+        )}
       </select></label
     >
     <label for="playground-expression" style="display:block">JSONata</label>
@@ -157,10 +243,13 @@ function Playground({ run, tool }) {
     ></textarea>
     ${
       answer?.error
-        ? html`<p class="error" id="playground-error">
-            ${answer.error.code ?? ''}
-            ${answer.error.message}${answer.error.column ? ` (at column ${answer.error.column})` : ''}
-          </p>`
+        ? html`<div>
+            <p class="error" id="playground-error">
+              ${answer.error.code ?? ''}
+              ${answer.error.message}${answer.error.line ? html` <span id="playground-at">(line ${answer.error.line}, column ${answer.error.column})</span>` : ''}
+            </p>
+            <${Position} source=${expression} error=${answer.error} />
+          </div>`
         : html`<pre tabindex="0" id="playground-value">${pretty(answer?.value)}</pre>`
     }
   </div>`;
@@ -202,14 +291,16 @@ function Tool({ name, versions }) {
     </h2>
     <p>${tool.signature.description}</p>
     <h2>What the LLM sees</h2>
-    <${Views} views=${tool.views} />
+    <${Views} views=${tool.views} tokenRule=${tool.tokenRule} />
     ${
       diff
-        ? html`<h2>Versions ${version - 1} → ${version}</h2>
-            <p class=${diff.compatible === false ? 'error' : 'ok'}>
+        ? html`<section id="versions" aria-labelledby="versions-heading">
+            <h2 id="versions-heading">Versions ${version - 1} → ${version}</h2>
+            <p id="versions-verdict" class=${diff.compatible === false ? 'error' : 'ok'}>
               ${diff.compatible === false ? 'Breaks A2T §5.4' : 'Compatible (A2T §5.4)'}
             </p>
-            <pre tabindex="0">${diff.text}</pre>`
+            <pre tabindex="0" id="versions-diff">${diff.text}</pre>
+          </section>`
         : null
     }
     <h2>Run</h2>
@@ -249,6 +340,20 @@ function Tool({ name, versions }) {
 }
 
 function Studio() {
+  const [signedIn, setSignedIn] = useState(undefined);
+  useEffect(() => {
+    onUnauthenticated = () => {
+      window.sessionStorage.removeItem(TOKEN_KEY);
+      setSignedIn(false);
+    };
+    api('auth').then((a) => setSignedIn(!a.guarded || Boolean(token())));
+  }, []);
+  if (signedIn === undefined) return html`<p>Loading…</p>`;
+  if (!signedIn) return html`<${SignIn} onDone=${() => setSignedIn(true)} />`;
+  return html`<${Workbench} />`;
+}
+
+function Workbench() {
   const [catalog, setCatalog] = useState(undefined);
   const [query, setQuery] = useState('');
   const [selected, setSelected] = useState(undefined);

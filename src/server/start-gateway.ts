@@ -19,6 +19,7 @@ import type { InvocationReport } from '../engine/invoke-tool.ts';
 import { SculptLoadError, SculptorError } from '../errors/sculptor-error.ts';
 import { createA2tFace } from '../faces/a2t/a2t-face.ts';
 import { createA2tLiteFace } from '../faces/a2t-lite/lite-face.ts';
+import { createOpenApiFace } from '../faces/openapi/openapi-face.ts';
 import type { Face } from '../faces/shared/face.ts';
 import { hasDotSegment, rawPath } from '../faces/shared/raw-path.ts';
 import { describeError, type GatewayLogger } from '../telemetry/logger.ts';
@@ -174,8 +175,18 @@ export async function startGateway({
       prefix: settings.prefix,
       ...(onInvocation ? { onInvocation } : {}),
     }),
-    // a2t-lite under {platform-root}/lite: its GET /tools has another shape than A2T's (issue #16).
+    // a2t-lite under {platform-root}/lite (its GET /tools has another shape than A2T's), and
+    // the gateway's own OpenAPI document, docs page and typed operations (issue #16).
     createA2tLiteFace({
+      catalog: () => catalog,
+      engine,
+      callers: () => callers,
+      quotas,
+      admit,
+      prefix: settings.prefix,
+      ...(onInvocation ? { onInvocation } : {}),
+    }),
+    createOpenApiFace({
       catalog: () => catalog,
       engine,
       callers: () => callers,

@@ -18,6 +18,8 @@ import { backendsMissingCredentials, missingCredentialsHint } from '../engine/at
 import type { InvocationReport } from '../engine/invoke-tool.ts';
 import { SculptLoadError, SculptorError } from '../errors/sculptor-error.ts';
 import { createA2tFace } from '../faces/a2t/a2t-face.ts';
+import { createA2tLiteFace } from '../faces/a2t-lite/lite-face.ts';
+import { createOpenApiFace } from '../faces/openapi/openapi-face.ts';
 import type { Face } from '../faces/shared/face.ts';
 import { hasDotSegment, rawPath } from '../faces/shared/raw-path.ts';
 import { describeError, type GatewayLogger } from '../telemetry/logger.ts';
@@ -107,7 +109,8 @@ export async function startGateway({
       );
     }
     redactor?.add([...secretsOf(tools), ...(loaded.directory?.secrets ?? [])]);
-    return { catalog: new Catalog(tools), callers: loaded.directory };
+    // The sculpts' folders are the catalog's groups (catalog/tool-groups.ts; a2t-lite's /groups).
+    return { catalog: new Catalog(tools, { root: settings.sculpts }), callers: loaded.directory };
   };
   let { catalog, callers } = await compile();
   let draining = false;
@@ -150,6 +153,18 @@ export async function startGateway({
       ? createSharedRateLimiter(store, { ratePerS: settings.rateLimitPerS, burst: settings.rateLimitBurst })
       : undefined;
 
+  // Per-tenant quotas, shared by the replicas through the same store (issue #20).
+  const quotas = createQuotaCheck(store, settings.secret);
+  const admit = createInvocationGate({
+    shedder,
+    limiter,
+    // Per-caller concurrency cap (issue #13): one caller's slow invocations cannot fill the
+    // per-origin bulkheads and starve the others; SCULPTOR_MAX_INFLIGHT_PER_CALLER, 0 = off.
+    ...(settings.maxInflightPerCaller > 0
+      ? { slots: createCallerConcurrency({ maxPerCaller: settings.maxInflightPerCaller }) }
+      : {}),
+    callersConfigured: Boolean(settings.callers),
+  });
   // The faces, in the order their paths are tried; the first is also the server's own voice for
   // paths no face owns (A2T: problem+json).
   const faces: Face[] = [
@@ -158,18 +173,28 @@ export async function startGateway({
       engine,
       cursors: pageCursors(settings.secret),
       callers: () => callers,
-      // Per-tenant quotas, shared by the replicas through the same store (issue #20).
-      quotas: createQuotaCheck(store, settings.secret),
-      admit: createInvocationGate({
-        shedder,
-        limiter,
-        // Per-caller concurrency cap (issue #13): one caller's slow invocations cannot fill the
-        // per-origin bulkheads and starve the others; SCULPTOR_MAX_INFLIGHT_PER_CALLER, 0 = off.
-        ...(settings.maxInflightPerCaller > 0
-          ? { slots: createCallerConcurrency({ maxPerCaller: settings.maxInflightPerCaller }) }
-          : {}),
-        callersConfigured: Boolean(settings.callers),
-      }),
+      quotas,
+      admit,
+      prefix: settings.prefix,
+      ...(onInvocation ? { onInvocation } : {}),
+    }),
+    // a2t-lite under {platform-root}/lite (its GET /tools has another shape than A2T's), and
+    // the gateway's own OpenAPI document, docs page and typed operations (issue #16).
+    createA2tLiteFace({
+      catalog: () => catalog,
+      engine,
+      callers: () => callers,
+      quotas,
+      admit,
+      prefix: settings.prefix,
+      ...(onInvocation ? { onInvocation } : {}),
+    }),
+    createOpenApiFace({
+      catalog: () => catalog,
+      engine,
+      callers: () => callers,
+      quotas,
+      admit,
       prefix: settings.prefix,
       ...(onInvocation ? { onInvocation } : {}),
     }),

@@ -25,6 +25,8 @@ export interface FaceDriver {
   /** The names of the tools this caller is shown (every page). */
   list(gatewayUrl: string, token?: string): Promise<string[]>;
   invoke(gatewayUrl: string, call: DriverCall): Promise<DriverOutcome>;
+  /** Why this face cannot make this call (its case is skipped, saying so); undefined: it can. */
+  unsupported?(call: DriverCall): string | undefined;
   /** Releases what the driver holds for this gateway (a client session); optional. */
   close?(gatewayUrl: string): Promise<void>;
 }

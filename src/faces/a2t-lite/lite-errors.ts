@@ -51,6 +51,8 @@ export const LITE_ERRORS: ErrorTable<LiteAnswer> = {
   'lint.signature_drift': 'never',
   'lint.version_removed': 'never',
   'lint.lock_file': 'never',
+  'lint.placeholder': 'never',
+  'lint.review_mark': 'never',
   'request.not_found': 'error',
   'request.method_not_allowed': 'error',
   'request.unsupported_media_type': 'error',

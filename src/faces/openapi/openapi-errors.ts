@@ -50,6 +50,8 @@ export const OPENAPI_ERRORS: ErrorTable<OpenApiAnswer> = {
   'lint.signature_drift': 'never',
   'lint.version_removed': 'never',
   'lint.lock_file': 'never',
+  'lint.placeholder': 'never',
+  'lint.review_mark': 'never',
   'request.not_found': 'problem',
   'request.method_not_allowed': 'problem',
   'request.unsupported_media_type': 'problem',

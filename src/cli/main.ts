@@ -85,7 +85,10 @@ function usage(spec: CommandSpec | undefined, message: string): number {
 async function serveCommand({ values, positionals }: ParsedArgs): Promise<number> {
   // A designer's server listens on loopback unless HOST says otherwise; a deployment's on every interface.
   const env = values.watch === true ? { HOST: '127.0.0.1', ...process.env } : process.env;
-  const settings = readSettings(env, positionals[0] ? { sculpts: positionals[0] } : {});
+  const settings = readSettings(env, {
+    ...(positionals[0] ? { sculpts: positionals[0] } : {}),
+    ...(values['reload-on-change'] === true ? { reloadOnChange: true } : {}),
+  });
   // The designer's dev server: reload on change, human-readable output (src/cli/serve-watch.ts).
   if (values.watch === true) process.exit(await serveWatching(settings));
   // Logs, drain on SIGTERM/SIGINT, crash handlers: src/server/run-gateway.ts.

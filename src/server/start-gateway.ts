@@ -35,10 +35,15 @@ export interface Gateway {
   url: string;
   catalog: () => Catalog;
   /**
-   * Recompiles the sculpts and swaps the catalog atomically. On errors it
-   * throws SculptLoadError and the gateway keeps serving the last good catalog.
+   * Recompiles the sculpts and reloads
+   * the callers file, and swaps both atomically: requests already running
+   * finish with the tool they started with. On errors it throws
+   * SculptLoadError and the gateway keeps serving the last good catalog.
+   * Counted in /metrics either way.
    */
   reload(): Promise<Catalog>;
+  /** The catalog served: 1 as loaded at start, one more per reload that replaced it. */
+  readonly generation: number;
   cache: CacheStore;
   metrics: GatewayMetrics;
   /** Whether close() has begun: /readyz answers 503 from that moment. */
@@ -106,6 +111,7 @@ export async function startGateway({
     return { catalog: new Catalog(tools), callers: loaded.directory };
   };
   let { catalog, callers } = await compile();
+  let generation = 1;
   let draining = false;
 
   const store = settings.redisUrl
@@ -119,6 +125,7 @@ export async function startGateway({
     cacheStore: () => ({ ...store.stats() }),
     stepCache: () => ({ integrityViolations: core.stepCache.stats().integrityViolations }),
   });
+  metrics.catalogLoaded('start', generation);
   const drain = new AbortController();
   const core = createCore({
     secret: settings.secret,
@@ -280,9 +287,20 @@ export async function startGateway({
     url: `http://${host}:${address.port}`,
     catalog: () => catalog,
     async reload() {
+      let next: Awaited<ReturnType<typeof compile>>;
+      try {
+        next = await compile();
+      } catch (err) {
+        metrics.catalogLoaded('refused', generation);
+        throw err;
+      }
       // Sculpts and callers are swapped together, so a request never sees one without the other.
-      ({ catalog, callers } = await compile());
+      ({ catalog, callers } = next);
+      metrics.catalogLoaded('ok', ++generation);
       return catalog;
+    },
+    get generation() {
+      return generation;
     },
     cache: store,
     metrics,

@@ -14,6 +14,7 @@ describe('readSettings', () => {
       allowPrivateEgress: false,
       logLevel: 'info',
       drainMs: 8000,
+      reloadOnChange: false,
     });
     expect(s.secret).toMatch(/^[0-9a-f]{64}$/);
   });
@@ -29,6 +30,7 @@ describe('readSettings', () => {
       SCULPTOR_ALLOW_PRIVATE_EGRESS: 'true',
       LOG_LEVEL: 'warn',
       SCULPTOR_DRAIN_MS: '25000',
+      SCULPTOR_RELOAD_ON_CHANGE: 'true',
     });
     expect(s).toMatchObject({
       port: 9000,
@@ -41,6 +43,7 @@ describe('readSettings', () => {
       allowPrivateEgress: true,
       logLevel: 'warn',
       drainMs: 25000,
+      reloadOnChange: true,
     });
   });
 
@@ -66,6 +69,7 @@ describe('readSettings', () => {
         SCULPTOR_OPENAPI_MAX_SCHEMA_NODES: '-5',
         SCULPTOR_JSONATA_MAX_STRING: '100',
         SCULPTOR_JSONATA_MAX_WORK: 'lots',
+        SCULPTOR_RELOAD_ON_CHANGE: 'on',
       });
     } catch (err) {
       error = err;
@@ -91,6 +95,7 @@ describe('readSettings', () => {
       'SCULPTOR_OPENAPI_MAX_SCHEMA_NODES',
       'SCULPTOR_JSONATA_MAX_STRING',
       'SCULPTOR_JSONATA_MAX_WORK',
+      'SCULPTOR_RELOAD_ON_CHANGE',
     ]) {
       expect(message).toContain(`${name} must`);
     }

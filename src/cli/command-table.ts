@@ -90,7 +90,10 @@ are at /metrics. See the README's settings table.
 SIGHUP reloads the sculpts and the callers file: a catalog with errors is
 refused (each error logged at file:line:col) and the old one kept. With
 --reload-on-change (or SCULPTOR_RELOAD_ON_CHANGE=true) a change below dir or to
-the callers file reloads too (a Kubernetes ConfigMap update included).
+the callers file reloads too (a Kubernetes ConfigMap update included). When dir
+holds a sculptor.lock.json, a catalog whose published versions changed
+(lint.signature_drift, as check reports) is refused at start and on reload,
+unless SCULPTOR_ALLOW_LOCK_DRIFT=true.
 
 With --watch (for designers), the catalog is rebuilt whenever a file below dir
 changes and swapped in atomically; a change that breaks a sculpt is reported

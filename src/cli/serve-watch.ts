@@ -6,6 +6,9 @@ import { SculptLoadError } from '../errors/sculptor-error.ts';
 import { type Gateway, startGateway } from '../server/start-gateway.ts';
 import { watchSculpts } from '../server/watch-sculpts.ts';
 
+/** The lock's errors, which the gateway refuses a catalog for unless SCULPTOR_ALLOW_LOCK_DRIFT is set. */
+const LOCK_CODES = new Set(['lint.signature_drift', 'lint.version_removed', 'lint.lock_file']);
+
 function print(line: string): void {
   process.stdout.write(`${line}\n`);
 }
@@ -20,7 +23,9 @@ function summarize(findings: Finding[]): string {
  * `serve` starts it, plus a watcher that recompiles on every change and swaps
  * the catalog with `gateway.reload()`. A change that breaks a sculpt is
  * printed (file:line:col code message) and the last good catalog keeps being
- * served. The callers file is watched too. Human-readable lines instead of JSON logs;
+ * served; so is a change to a version published in `sculptor.lock.json`
+ * (lint.signature_drift), unless SCULPTOR_ALLOW_LOCK_DRIFT is set. The
+ * callers file is watched too. Human-readable lines instead of JSON logs;
  * stops on SIGINT/SIGTERM.
  */
 export async function serveWatching(
@@ -47,6 +52,11 @@ export async function serveWatching(
     for (const backend of backendsMissingCredentials(tools)) {
       print(
         `sculptor: warning: backend '${backend.name}' has no credentials: ${missingCredentialsHint(backend)}`,
+      );
+    }
+    if (settings.allowLockDrift && review.findings.some((f) => LOCK_CODES.has(f.error.code))) {
+      print(
+        'sculptor: warning: SCULPTOR_ALLOW_LOCK_DRIFT is set: published versions that changed are served anyway',
       );
     }
     print(`sculptor: ${verb} ${gateway.catalog().size} tool(s) from ${dir} (${summarize(review.findings)})`);

@@ -46,6 +46,8 @@ export interface Settings {
    * update included), as on SIGHUP; `serve --reload-on-change` sets it too.
    */
   reloadOnChange: boolean;
+  /** Serve published versions whose signature changed since `sculptor.lock.json` (logged as a warning). */
+  allowLockDrift: boolean;
 }
 
 export class SettingsError extends Error {
@@ -123,6 +125,7 @@ export function readSettings(env: Env = process.env, overrides: Partial<Settings
     rateLimitBurst: int('SCULPTOR_RATE_LIMIT_BURST', 20, 1, 100_000),
     maxInflightPerCaller: int('SCULPTOR_MAX_INFLIGHT_PER_CALLER', 16, 0, 100_000),
     reloadOnChange: bool('SCULPTOR_RELOAD_ON_CHANGE'),
+    allowLockDrift: bool('SCULPTOR_ALLOW_LOCK_DRIFT'),
     ...overrides,
   };
   if (settings.headersTimeoutMs > settings.requestTimeoutMs) {

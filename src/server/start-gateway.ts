@@ -13,6 +13,7 @@ import { Catalog } from '../catalog/catalog.ts';
 import { pageCursors } from '../catalog/page-cursor.ts';
 import { compileSculpts } from '../compile/compile-sculpts.ts';
 import type { CompiledTool } from '../compile/compile-tool.ts';
+import { lockErrors } from '../compile/signature-lock.ts';
 import type { Settings } from '../config/settings.ts';
 import { backendsMissingCredentials, missingCredentialsHint } from '../engine/attach-credentials.ts';
 import type { InvocationReport } from '../engine/invoke-tool.ts';
@@ -35,7 +36,7 @@ export interface Gateway {
   url: string;
   catalog: () => Catalog;
   /**
-   * Recompiles the sculpts and reloads
+   * Recompiles the sculpts (checked against `sculptor.lock.json`) and reloads
    * the callers file, and swaps both atomically: requests already running
    * finish with the tool they started with. On errors it throws
    * SculptLoadError and the gateway keeps serving the last good catalog.
@@ -96,7 +97,19 @@ export async function startGateway({
       requireHttps: !settings.allowPrivateEgress && !settings.allowHttpBackends,
     });
     const loaded = settings.callers ? await loadCallers(settings.callers, env) : { errors: [] };
+    // Published signatures are enforced where they are served (issue #19): a locked version
+    // that changed is refused, at start and on every reload, unless SCULPTOR_ALLOW_LOCK_DRIFT.
+    const drift = await lockErrors(tools, settings.sculpts);
+    if (settings.allowLockDrift) {
+      for (const e of drift) {
+        logger?.warn(
+          { event: 'lock_drift_allowed', code: e.code, ...e.at, at: where(e) },
+          `SCULPTOR_ALLOW_LOCK_DRIFT is set: serving it anyway: ${e.format()}`,
+        );
+      }
+    }
     const errors = [
+      ...(settings.allowLockDrift ? [] : drift),
       ...loaded.errors,
       ...(loaded.errors.length === 0 ? checkTenancy(loaded.directory, tools) : []),
     ];
@@ -335,6 +348,11 @@ export async function startGateway({
       return closing;
     },
   };
+}
+
+/** `file:line:col` of an error, for log lines. */
+function where(e: SculptorError): string | undefined {
+  return e.at ? `${e.at.file}:${e.at.line}:${e.at.column}` : undefined;
 }
 
 /** Every credential value the compiled tools' backends hold, for the log redactor. */

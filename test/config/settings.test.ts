@@ -15,6 +15,7 @@ describe('readSettings', () => {
       logLevel: 'info',
       drainMs: 8000,
       reloadOnChange: false,
+      allowLockDrift: false,
     });
     expect(s.secret).toMatch(/^[0-9a-f]{64}$/);
   });
@@ -31,6 +32,7 @@ describe('readSettings', () => {
       LOG_LEVEL: 'warn',
       SCULPTOR_DRAIN_MS: '25000',
       SCULPTOR_RELOAD_ON_CHANGE: 'true',
+      SCULPTOR_ALLOW_LOCK_DRIFT: '1',
     });
     expect(s).toMatchObject({
       port: 9000,
@@ -44,6 +46,7 @@ describe('readSettings', () => {
       logLevel: 'warn',
       drainMs: 25000,
       reloadOnChange: true,
+      allowLockDrift: true,
     });
   });
 
@@ -70,6 +73,7 @@ describe('readSettings', () => {
         SCULPTOR_JSONATA_MAX_STRING: '100',
         SCULPTOR_JSONATA_MAX_WORK: 'lots',
         SCULPTOR_RELOAD_ON_CHANGE: 'on',
+        SCULPTOR_ALLOW_LOCK_DRIFT: 'yes',
       });
     } catch (err) {
       error = err;
@@ -96,6 +100,7 @@ describe('readSettings', () => {
       'SCULPTOR_JSONATA_MAX_STRING',
       'SCULPTOR_JSONATA_MAX_WORK',
       'SCULPTOR_RELOAD_ON_CHANGE',
+      'SCULPTOR_ALLOW_LOCK_DRIFT',
     ]) {
       expect(message).toContain(`${name} must`);
     }

@@ -1,13 +1,16 @@
 /**
  * Production reloads of a running `serve` process (issue #19): SIGHUP, a
- * Kubernetes-style ConfigMap swap with SCULPTOR_RELOAD_ON_CHANGE. Real
- * processes, a real backend, every wait bounded.
+ * Kubernetes-style ConfigMap swap with SCULPTOR_RELOAD_ON_CHANGE, and the
+ * signature lock enforced at start and on every reload. Real processes, a
+ * real backend, every wait bounded.
  */
 import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { compileSculpts } from '../../src/compile/compile-sculpts.ts';
 import { toolIdFor } from '../../src/compile/tool-signature.ts';
+import { buildLock, writeLock } from '../../src/designer/signature-lock.ts';
 import { type ItemsBackend, startItemsBackend } from '../telemetry/support/items-backend.ts';
 import { type GatewayProcess, REPO, startGatewayProcess } from './gateway-process.ts';
 
@@ -89,6 +92,12 @@ async function toolNames(url: string, headers: Record<string, string> = {}): Pro
   return ((await res.json()) as { items: Array<{ name: string }> }).items.map((t) => t.name);
 }
 
+async function description(url: string, name: string): Promise<string> {
+  const res = await fetch(`${url}/tools/${toolIdFor(name)}`);
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { description: string }).description;
+}
+
 async function until(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (!check()) {
@@ -158,6 +167,18 @@ async function negateSlowCall(dir: string): Promise<void> {
   );
   expect(next).not.toBe(text);
   await writeFile(file, next);
+}
+
+/** Locks the sculpts of `dir` as `sculptor lock` does. */
+async function lock(dir: string, backend: ItemsBackend): Promise<void> {
+  await writeLock(dir, buildLock(await compileSculpts(dir, itemsEnv(backend))));
+}
+
+async function editDescription(dir: string): Promise<string> {
+  const file = path.join(dir, 'slow_call.v1.sculpt.yaml');
+  const text = await readFile(file, 'utf8');
+  await writeFile(file, text.replace('Asks the backend to answer after a delay.', 'Waits, then answers.'));
+  return file;
 }
 
 describe('reload on SIGHUP', { timeout: 60_000 }, () => {
@@ -388,5 +409,59 @@ describe('reload on change (SCULPTOR_RELOAD_ON_CHANGE)', { timeout: 60_000 }, ()
     expect(answered).toBeGreaterThan(10);
     expect(await metric(gateway.url, 'sculptor_reloads_total{outcome="ok"}')).toBe(3);
     expect(await metric(gateway.url, 'sculptor_reloads_total{outcome="refused"}')).toBe(1);
+  });
+});
+
+describe('the signature lock, enforced when serving', { timeout: 60_000 }, () => {
+  it('serve refuses to start on a changed published version, naming it as check does (exit 1)', async () => {
+    const backend = await backendFor();
+    const dir = await copyFixture();
+    await lock(dir, backend);
+    const file = await editDescription(dir);
+    await expect(gatewayFor(dir, backend)).rejects.toThrow(
+      new RegExp(
+        `${file.replaceAll('.', '\\.')}:2:10 lint\\.signature_drift The signature of slow_call version 1 changed`,
+      ),
+    );
+  });
+
+  it('a reload (SIGHUP) refuses it and keeps serving the locked version', async () => {
+    const backend = await backendFor();
+    const dir = await copyFixture();
+    await lock(dir, backend);
+    const gateway = await gatewayFor(dir, backend);
+    const file = await editDescription(dir);
+    const mark = gateway.stdout.length;
+    gateway.child.kill('SIGHUP');
+    expect(await reloadOutcome(gateway, mark)).toMatchObject({
+      event: 'reload_refused',
+      errors: 1,
+      generation: 1,
+    });
+    expect(events(gateway, 'reload_error', mark)).toEqual([
+      expect.objectContaining({
+        code: 'lint.signature_drift',
+        file,
+        line: 2,
+        column: 10,
+        at: `${file}:2:10`,
+      }),
+    ]);
+    expect(await description(gateway.url, 'slow_call')).toMatch(
+      /^Asks the backend to answer after a delay\./,
+    );
+    expect(await metric(gateway.url, 'sculptor_reloads_total{outcome="refused"}')).toBe(1);
+  });
+
+  it('SCULPTOR_ALLOW_LOCK_DRIFT=true serves it, with a warning naming each change', async () => {
+    const backend = await backendFor();
+    const dir = await copyFixture();
+    await lock(dir, backend);
+    const file = await editDescription(dir);
+    const gateway = await gatewayFor(dir, backend, { SCULPTOR_ALLOW_LOCK_DRIFT: 'true' });
+    expect(events(gateway, 'lock_drift_allowed')).toEqual([
+      expect.objectContaining({ level: 'warn', code: 'lint.signature_drift', at: `${file}:2:10` }),
+    ]);
+    expect(await description(gateway.url, 'slow_call')).toMatch(/^Waits, then answers\./);
   });
 });

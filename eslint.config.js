@@ -15,7 +15,7 @@ const IMPORTS = {
   openapi: ['errors'],
   http: ['errors'],
   replay: ['errors'],
-  compile: ['sculpt', 'openapi', 'http', 'errors'],
+  compile: ['sculpt', 'openapi', 'http', 'cache', 'errors'],
   catalog: ['compile', 'errors'],
   oauth: ['cache', 'sculpt', 'errors'],
   callers: ['sculpt', 'compile', 'engine', 'cache', 'errors'],

@@ -87,6 +87,14 @@ SCULPTOR_DRAIN_MS, and the OTEL_* variables for traces (start the process with
 --import ./src/telemetry/register.ts). Logs are JSON lines on stdout; metrics
 are at /metrics. See the README's settings table.
 
+SIGHUP reloads the sculpts and the callers file: a catalog with errors is
+refused (each error logged at file:line:col) and the old one kept. With
+--reload-on-change (or SCULPTOR_RELOAD_ON_CHANGE=true) a change below dir or to
+the callers file reloads too (a Kubernetes ConfigMap update included). When dir
+holds a sculptor.lock.json, a catalog whose published versions changed
+(lint.signature_drift, as check reports) is refused at start and on reload,
+unless SCULPTOR_ALLOW_LOCK_DRIFT=true.
+
 With --watch (for designers), the catalog is rebuilt whenever a file below dir
 changes and swapped in atomically; a change that breaks a sculpt is reported
 (file:line:col code message) and the last good catalog keeps being served.
@@ -111,9 +119,20 @@ without it the gateway must listen on loopback, or serve refuses to start.`,
         description: "Also serve the Studio at /studio/, behind the callers' authentication.",
         default: false,
       },
+      {
+        name: 'reload-on-change',
+        type: 'boolean',
+        description:
+          'Reload when the sculpts or the callers file change, as on SIGHUP (SCULPTOR_RELOAD_ON_CHANGE).',
+        default: false,
+      },
     ],
     effects: { ...READS_ONLY, network: true, duration: { typical: 'until SIGINT or SIGTERM' } },
-    examples: ['sculptor serve sculpts', 'PORT=9090 sculptor serve sculpts --watch'],
+    examples: [
+      'sculptor serve sculpts',
+      'PORT=9090 sculptor serve sculpts --watch',
+      'sculptor serve /etc/sculptor/sculpts --reload-on-change',
+    ],
     exit: '0 after a clean shutdown; 1 when the sculpts do not load at start.',
   },
   {

@@ -85,7 +85,10 @@ function usage(spec: CommandSpec | undefined, message: string): number {
 async function serveCommand({ values, positionals }: ParsedArgs): Promise<number> {
   // A designer's server listens on loopback unless HOST says otherwise; a deployment's on every interface.
   const env = values.watch === true ? { HOST: '127.0.0.1', ...process.env } : process.env;
-  const settings = readSettings(env, positionals[0] ? { sculpts: positionals[0] } : {});
+  const settings = readSettings(env, {
+    ...(positionals[0] ? { sculpts: positionals[0] } : {}),
+    ...(values['reload-on-change'] === true ? { reloadOnChange: true } : {}),
+  });
   // The Studio under /studio, only when asked for, behind the callers' tokens (src/cli/studio-command.ts).
   const studio =
     values.studio === true

@@ -41,6 +41,13 @@ export interface Settings {
    * per-origin bulkhead (32), so one caller cannot take all of a backend's slots.
    */
   maxInflightPerCaller: number;
+  /**
+   * Reload the sculpts and the callers file when their folders change (a Kubernetes ConfigMap
+   * update included), as on SIGHUP; `serve --reload-on-change` sets it too.
+   */
+  reloadOnChange: boolean;
+  /** Serve published versions whose signature changed since `sculptor.lock.json` (logged as a warning). */
+  allowLockDrift: boolean;
 }
 
 export class SettingsError extends Error {
@@ -117,6 +124,8 @@ export function readSettings(env: Env = process.env, overrides: Partial<Settings
     rateLimitPerS: int('SCULPTOR_RATE_LIMIT_PER_S', 0, 0, 100_000),
     rateLimitBurst: int('SCULPTOR_RATE_LIMIT_BURST', 20, 1, 100_000),
     maxInflightPerCaller: int('SCULPTOR_MAX_INFLIGHT_PER_CALLER', 16, 0, 100_000),
+    reloadOnChange: bool('SCULPTOR_RELOAD_ON_CHANGE'),
+    allowLockDrift: bool('SCULPTOR_ALLOW_LOCK_DRIFT'),
     ...overrides,
   };
   if (settings.headersTimeoutMs > settings.requestTimeoutMs) {

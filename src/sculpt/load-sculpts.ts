@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { SculptorError } from '../errors/sculptor-error.ts';
 import { type BackendSpec, loadBackends } from './load-backends.ts';
@@ -84,10 +84,37 @@ function nearestBackendsFile(file: string, root: string, files: string[]): strin
   return undefined;
 }
 
+/**
+ * Every file below `dir`, symlinks followed (each folder walked once, so a
+ * link loop ends), hidden entries skipped. A Kubernetes ConfigMap volume is
+ * that shape: its files are symlinks through `..data` to a hidden
+ * `..<timestamp>` folder, which an update replaces by renaming `..data`; read
+ * through the links, the files are loaded once, at the paths the designer
+ * knows, from whichever version `..data` points at when each is read (a load
+ * that straddles the rename is followed by another: the rename is a change in
+ * the watched folder). A dangling link is skipped.
+ */
 async function listFiles(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
-  return entries
-    .filter((e) => e.isFile())
-    .map((e) => path.join(e.parentPath, e.name))
-    .sort();
+  const files: string[] = [];
+  const seen = new Set<string>();
+  const walk = async (folder: string): Promise<void> => {
+    const real = await realpath(folder);
+    if (seen.has(real)) return;
+    seen.add(real);
+    for (const entry of await readdir(folder, { withFileTypes: true })) {
+      if (entry.name.startsWith('.')) continue;
+      const full = path.join(folder, entry.name);
+      let isDirectory = entry.isDirectory();
+      let isFile = entry.isFile();
+      if (entry.isSymbolicLink()) {
+        const target = await stat(full).catch(() => undefined);
+        isDirectory = target?.isDirectory() ?? false;
+        isFile = target?.isFile() ?? false;
+      }
+      if (isDirectory) await walk(full);
+      else if (isFile) files.push(full);
+    }
+  };
+  await walk(dir);
+  return files.sort();
 }

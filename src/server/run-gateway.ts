@@ -1,12 +1,14 @@
 /**
  * The `serve` lifecycle of one gateway process: logs, crash handlers, start,
- * then on SIGTERM or SIGINT a bounded drain (RELIABILITY J1, J6) and exit 0.
+ * reloads on SIGHUP (and on change with SCULPTOR_RELOAD_ON_CHANGE), then on
+ * SIGTERM or SIGINT a bounded drain (RELIABILITY J1, J6) and exit 0.
  */
 import { type DiagLogger, DiagLogLevel, diag } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import type { Settings } from '../config/settings.ts';
 import { createLogger, describeError } from '../telemetry/logger.ts';
 import { shutdownTelemetry, telemetryHandle } from '../telemetry/sdk-handle.ts';
+import { startReloads } from './reload-gateway.ts';
 import { type GatewayOptions, startGateway } from './start-gateway.ts';
 
 /** Exit status after an uncaught exception or unhandled rejection (EX_SOFTWARE). */
@@ -38,6 +40,8 @@ export async function runGateway(
     flush: () => shutdownTelemetry(1000),
     mounts,
   });
+  const reloads = startReloads(gateway, settings, logger);
+  await reloads.ready;
   logger.info(
     {
       event: 'serving',
@@ -47,6 +51,8 @@ export async function runGateway(
       sculpts: settings.sculpts,
       cache: gateway.cache.kind,
       callers: settings.callers ?? null,
+      generation: gateway.generation,
+      reload_on_change: settings.reloadOnChange,
       tracing: telemetry?.tracing ?? false,
       tracing_reason: telemetry?.reason ?? 'started without --import ./src/telemetry/register.ts',
     },
@@ -75,6 +81,7 @@ export async function runGateway(
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));
   });
+  reloads.close();
   logger.info({ event: 'draining', signal, drain_ms: settings.drainMs }, 'draining');
   // A second signal, or a shutdown that overruns its budget, ends the process at once.
   const force = (reason: string) => () => {

@@ -13,6 +13,7 @@ import { Catalog } from '../catalog/catalog.ts';
 import { pageCursors } from '../catalog/page-cursor.ts';
 import { compileSculpts } from '../compile/compile-sculpts.ts';
 import type { CompiledTool } from '../compile/compile-tool.ts';
+import { lockErrors } from '../compile/signature-lock.ts';
 import type { Settings } from '../config/settings.ts';
 import { backendsMissingCredentials, missingCredentialsHint } from '../engine/attach-credentials.ts';
 import type { InvocationReport } from '../engine/invoke-tool.ts';
@@ -38,10 +39,15 @@ export interface Gateway {
   url: string;
   catalog: () => Catalog;
   /**
-   * Recompiles the sculpts and swaps the catalog atomically. On errors it
-   * throws SculptLoadError and the gateway keeps serving the last good catalog.
+   * Recompiles the sculpts (checked against `sculptor.lock.json`) and reloads
+   * the callers file, and swaps both atomically: requests already running
+   * finish with the tool they started with. On errors it throws
+   * SculptLoadError and the gateway keeps serving the last good catalog.
+   * Counted in /metrics either way.
    */
   reload(): Promise<Catalog>;
+  /** The catalog served: 1 as loaded at start, one more per reload that replaced it. */
+  readonly generation: number;
   cache: CacheStore;
   metrics: GatewayMetrics;
   /** Whether close() has begun: /readyz answers 503 from that moment. */
@@ -97,7 +103,19 @@ export async function startGateway({
       requireHttps: !settings.allowPrivateEgress && !settings.allowHttpBackends,
     });
     const loaded = settings.callers ? await loadCallers(settings.callers, env) : { errors: [] };
+    // Published signatures are enforced where they are served (issue #19): a locked version
+    // that changed is refused, at start and on every reload, unless SCULPTOR_ALLOW_LOCK_DRIFT.
+    const drift = await lockErrors(tools, settings.sculpts);
+    if (settings.allowLockDrift) {
+      for (const e of drift) {
+        logger?.warn(
+          { event: 'lock_drift_allowed', code: e.code, ...e.at, at: where(e) },
+          `SCULPTOR_ALLOW_LOCK_DRIFT is set: serving it anyway: ${e.format()}`,
+        );
+      }
+    }
     const errors = [
+      ...(settings.allowLockDrift ? [] : drift),
       ...loaded.errors,
       ...(loaded.errors.length === 0 ? checkTenancy(loaded.directory, tools) : []),
     ];
@@ -113,6 +131,7 @@ export async function startGateway({
     return { catalog: new Catalog(tools, { root: settings.sculpts }), callers: loaded.directory };
   };
   let { catalog, callers } = await compile();
+  let generation = 1;
   let draining = false;
 
   const store = settings.redisUrl
@@ -126,6 +145,7 @@ export async function startGateway({
     cacheStore: () => ({ ...store.stats() }),
     stepCache: () => ({ integrityViolations: core.stepCache.stats().integrityViolations }),
   });
+  metrics.catalogLoaded('start', generation);
   const drain = new AbortController();
   const core = createCore({
     secret: settings.secret,
@@ -311,9 +331,20 @@ export async function startGateway({
     url: `http://${host}:${address.port}`,
     catalog: () => catalog,
     async reload() {
+      let next: Awaited<ReturnType<typeof compile>>;
+      try {
+        next = await compile();
+      } catch (err) {
+        metrics.catalogLoaded('refused', generation);
+        throw err;
+      }
       // Sculpts and callers are swapped together, so a request never sees one without the other.
-      ({ catalog, callers } = await compile());
+      ({ catalog, callers } = next);
+      metrics.catalogLoaded('ok', ++generation);
       return catalog;
+    },
+    get generation() {
+      return generation;
     },
     cache: store,
     metrics,
@@ -348,6 +379,11 @@ export async function startGateway({
       return closing;
     },
   };
+}
+
+/** `file:line:col` of an error, for log lines. */
+function where(e: SculptorError): string | undefined {
+  return e.at ? `${e.at.file}:${e.at.line}:${e.at.column}` : undefined;
 }
 
 /** Every credential value the compiled tools' backends hold, for the log redactor. */

@@ -42,6 +42,12 @@ export interface GatewayMetrics {
   inFlight: Gauge;
   /** Records one finished invocation and its steps. */
   observe(report: InvocationMetrics): void;
+  /**
+   * Records a catalog load: the one at start, a reload whose catalog replaced
+   * the old one ('ok'), or a reload refused (the old catalog kept). `generation`
+   * is the catalog served afterwards: 1 at start, one more per 'ok'.
+   */
+  catalogLoaded(outcome: 'start' | 'ok' | 'refused', generation: number): void;
   /** The Prometheus text exposition. */
   render(): Promise<string>;
 }
@@ -99,6 +105,28 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     help: 'Invocations running now.',
     registers: [registry],
   });
+  const catalogGeneration = new Gauge({
+    name: 'sculptor_catalog_generation',
+    help: 'The catalog served: 1 as loaded at start, one more per reload that replaced it.',
+    registers: [registry],
+  });
+  const reloads = new Counter({
+    name: 'sculptor_reloads_total',
+    help: 'Reloads of the sculpts and callers file (SIGHUP, or a change with SCULPTOR_RELOAD_ON_CHANGE), by outcome: ok (the new catalog is served) or refused (errors; the old one kept).',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  for (const outcome of ['ok', 'refused']) reloads.inc({ outcome }, 0);
+  const lastReloadSuccessful = new Gauge({
+    name: 'sculptor_last_reload_successful',
+    help: 'Whether the last load of the catalog (at start, or the last reload) succeeded: 1, or 0 when it was refused.',
+    registers: [registry],
+  });
+  const lastReloadSeconds = new Gauge({
+    name: 'sculptor_last_reload_timestamp_seconds',
+    help: 'When the catalog was last loaded or a reload refused (Unix time, seconds).',
+    registers: [registry],
+  });
   if (options.cacheStore) {
     const read = options.cacheStore;
     new Counter({
@@ -154,6 +182,12 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
           backendCalls.add(`${backend}\u0000error`, () => ({ backend, status: 'error' }));
         }
       }
+    },
+    catalogLoaded(outcome, generation) {
+      if (outcome !== 'start') reloads.inc({ outcome });
+      catalogGeneration.set(generation);
+      lastReloadSuccessful.set(outcome === 'refused' ? 0 : 1);
+      lastReloadSeconds.set(Date.now() / 1000);
     },
     render: () => registry.metrics(),
   };

@@ -14,6 +14,8 @@ describe('readSettings', () => {
       allowPrivateEgress: false,
       logLevel: 'info',
       drainMs: 8000,
+      reloadOnChange: false,
+      allowLockDrift: false,
     });
     expect(s.secret).toMatch(/^[0-9a-f]{64}$/);
   });
@@ -29,6 +31,8 @@ describe('readSettings', () => {
       SCULPTOR_ALLOW_PRIVATE_EGRESS: 'true',
       LOG_LEVEL: 'warn',
       SCULPTOR_DRAIN_MS: '25000',
+      SCULPTOR_RELOAD_ON_CHANGE: 'true',
+      SCULPTOR_ALLOW_LOCK_DRIFT: '1',
     });
     expect(s).toMatchObject({
       port: 9000,
@@ -41,6 +45,8 @@ describe('readSettings', () => {
       allowPrivateEgress: true,
       logLevel: 'warn',
       drainMs: 25000,
+      reloadOnChange: true,
+      allowLockDrift: true,
     });
   });
 
@@ -66,6 +72,8 @@ describe('readSettings', () => {
         SCULPTOR_OPENAPI_MAX_SCHEMA_NODES: '-5',
         SCULPTOR_JSONATA_MAX_STRING: '100',
         SCULPTOR_JSONATA_MAX_WORK: 'lots',
+        SCULPTOR_RELOAD_ON_CHANGE: 'on',
+        SCULPTOR_ALLOW_LOCK_DRIFT: 'yes',
       });
     } catch (err) {
       error = err;
@@ -91,6 +99,8 @@ describe('readSettings', () => {
       'SCULPTOR_OPENAPI_MAX_SCHEMA_NODES',
       'SCULPTOR_JSONATA_MAX_STRING',
       'SCULPTOR_JSONATA_MAX_WORK',
+      'SCULPTOR_RELOAD_ON_CHANGE',
+      'SCULPTOR_ALLOW_LOCK_DRIFT',
     ]) {
       expect(message).toContain(`${name} must`);
     }

@@ -88,6 +88,7 @@ const dir = mkdtempSync(join(tmpdir(), 'sculptor-compose-'));
 const file = join(dir, 'docker-compose.yml');
 const composeArgs = ['-p', values.project!, '-f', file, '--project-directory', REPO];
 const compose = (args: string[], timeoutMs?: number) => run(COMPOSE, [...composeArgs, ...args], timeoutMs);
+let passed = false;
 try {
   // JSON, which is YAML too: compose v1 reads YAML 1.1, where a bare `no` would be false.
   writeFileSync(
@@ -151,12 +152,27 @@ try {
   }
   console.log(`compose: ${ids.length} services stopped with exit 0 in ${seconds(stopMs)} s`);
   console.log(`FIGURES compose healthy_s=${seconds(healthyMs)} stop_s=${seconds(stopMs)}`);
+  passed = true;
 } finally {
+  // `down` removes the containers, and run.sh's own log dump on failure with them: print the
+  // services' state and logs first.
+  if (!passed) await printComposeLogs();
   await compose(['down', '-t', '5', '--remove-orphans'], 60_000).catch((e: unknown) =>
     console.error(String(e)),
   );
   await close(otlp.server);
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** On failure: every service's state and its last log lines, on stderr (each call bounded). */
+async function printComposeLogs(): Promise<void> {
+  for (const args of [
+    ['ps', '-a'],
+    ['logs', '--no-color', '--timestamps', '--tail', '80'],
+  ]) {
+    const output = await compose(args, 30_000).catch((e: unknown) => String(e));
+    console.error(`--- ${COMPOSE} ${args.join(' ')} ---\n${output}`);
+  }
 }
 
 /** sculptor_step_cache_total{outcome="hit"} summed over tools and steps. */

@@ -14,9 +14,10 @@
 # 4. check-container.ts: the container, hardened, healthy, answering, draining on SIGTERM.
 # 5. check-compose.ts: docker-compose.yml's gateway, Redis and replay server.
 #
-# Every wait is bounded; on failure the daemon's and the containers' logs are printed; the
-# containers, the built images, the build cache and a daemon started here are removed on exit
-# (the base image is kept: it is the cache).
+# Every wait is bounded; on failure the daemon's and the containers' logs are printed (the compose
+# services' by check-compose.ts, before it takes them down); the containers and the built images
+# are removed on exit, and, when the daemon was started here, its build cache and the daemon
+# itself (the base image is kept: it is the cache).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../../.." && pwd)"
 here="$repo/test/deploy/docker"
@@ -59,8 +60,10 @@ cleanup() {
   ids="$("$DOCKER" ps -aq --filter "name=$run_id" 2>/dev/null)"
   [ -n "$ids" ] && "$DOCKER" rm -f $ids >/dev/null 2>&1
   "$DOCKER" image rm -f "$image" "$redis_image" >/dev/null 2>&1
-  "$DOCKER" builder prune -af >/dev/null 2>&1
   if [ -n "$daemon_pid" ]; then
+    # The build cache is all ours only on a daemon started here; on one that was already running
+    # it is shared with whatever else builds there, so it is left alone.
+    "$DOCKER" builder prune -af >/dev/null 2>&1
     kill -TERM "$daemon_pid" 2>/dev/null
     for _ in $(seq 1 150); do kill -0 "$daemon_pid" 2>/dev/null || break; sleep 0.1; done
     kill -0 "$daemon_pid" 2>/dev/null && { echo "dockerd did not stop in 15 s: killed" >&2; kill -KILL "$daemon_pid"; }

@@ -36,15 +36,23 @@ export async function compileBackends(
   return { backends, broken, errors };
 }
 
-/** Client credentials without a tokenUrl take the one the backend's OpenAPI document declares. */
+/**
+ * Client credentials without a tokenUrl (or scopes) take what the backend's OpenAPI document
+ * declares: its client-credentials flow's token endpoint, and the scopes its top-level security
+ * requirement asks of that scheme.
+ */
 function withTokenUrl(
   spec: BackendSpec,
   document: OpenApiDocument,
   errors: SculptorError[],
 ): BackendSpec['oauth'] {
   const oauth = spec.oauth;
-  if (!oauth || oauth.tokenUrl || oauth.grant !== 'client_credentials') return oauth;
-  if (document.oauthTokenUrl) return { ...oauth, tokenUrl: document.oauthTokenUrl };
+  if (!oauth || oauth.grant !== 'client_credentials') return oauth;
+  const flow = document.oauthFlow;
+  // No scopes in backends.yaml (an empty list, as loaded): the description's, where it names some.
+  const scopes = oauth.scopes.length === 0 && flow?.scopes ? { scopes: flow.scopes } : {};
+  if (oauth.tokenUrl) return { ...oauth, ...scopes };
+  if (flow) return { ...oauth, tokenUrl: flow.tokenUrl, ...scopes };
   errors.push(
     new SculptorError(
       'load.schema',

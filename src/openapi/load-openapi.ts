@@ -38,7 +38,7 @@ import { normalizeOperations, type Operation, type SpecVersion } from './normali
 import { type OpenApiLimits, openApiLimits, raiseHint } from './openapi-limits.ts';
 import { readServers } from './read-servers.ts';
 import { type Deref, schemaViews } from './schema-views.ts';
-import { clientCredentialsTokenUrl } from './security-schemes.ts';
+import { type ClientCredentialsFlow, clientCredentialsFlow } from './security-schemes.ts';
 import { strictYamlParser } from './strict-yaml-parser.ts';
 
 export type { Operation, OperationResponse, RequestBody, SpecVersion } from './normalize-operations.ts';
@@ -54,7 +54,8 @@ export interface OpenApiDocument {
   servers: string[];
   operations: Operation[];
   /** The OAuth 2.0 client-credentials token endpoint the document declares, if any. */
-  oauthTokenUrl: string | undefined;
+  /** The client-credentials flow the document declares, for `oauth` blocks that leave it out. */
+  oauthFlow: ClientCredentialsFlow | undefined;
 }
 
 /** Dereferencing time budget; the 3 MB GitHub description needs well under a second. */
@@ -103,7 +104,7 @@ export async function loadOpenApi(file: string, options: LoadOptions = {}): Prom
       title: typeof info.title === 'string' ? info.title : '',
       servers: readServers(api, deref),
       operations: normalizeOperations(api, specVersion, views, deref),
-      oauthTokenUrl: clientCredentialsTokenUrl(api, (value) => (deref ? deref(value) : value)),
+      oauthFlow: clientCredentialsFlow(api, (value) => (deref ? deref(value) : value)),
     };
   } catch (error) {
     if (error instanceof SculptorError) throw error; // a limit hit, which says what to do

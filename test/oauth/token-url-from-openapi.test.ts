@@ -1,7 +1,7 @@
 /**
- * A backend's token endpoint read from its OpenAPI description (issue #21): backends.yaml names
- * the client and leaves `tokenUrl` out; the description's client-credentials flow says where
- * tokens come from. A real authorization server (oidc-provider) issues them and the backend
+ * A backend's token endpoint and scopes read from its OpenAPI description (issue #21):
+ * backends.yaml names the client and leaves `tokenUrl` and `scopes` out; the description's
+ * client-credentials flow says where tokens come from, its security requirement which scopes. A real authorization server (oidc-provider) issues them and the backend
  * checks each one.
  */
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -60,7 +60,6 @@ beforeAll(async () => {
       '      grant: client_credentials',
       '      clientId: sculptor-gateway',
       '      clientSecret: ${GATEWAY_CLIENT_SECRET}',
-      '      scopes: [crm.read]',
       `      resource: ${CRM}`,
       '',
     ].join('\n'),
@@ -72,7 +71,7 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-it("takes the token endpoint from the description's client-credentials flow when backends.yaml names none", async () => {
+it("takes the token endpoint and the scopes from the description's client-credentials flow when backends.yaml names neither", async () => {
   const gateway = await startTestGateway(dir, { CRM_URL: crm.url, GATEWAY_CLIENT_SECRET: SECRET });
   try {
     const before = idp.issued.client_credentials ?? 0;
@@ -83,6 +82,12 @@ it("takes the token endpoint from the description's client-credentials flow when
     expect(res.status).toBe(200);
     expect(res.body.output_parameters).toEqual([{ name: 'sub', value: 'sculptor-gateway' }]);
     expect((idp.issued.client_credentials ?? 0) - before).toBe(1);
+    // The token the CRM received was asked for with the description's scope.
+    const token = crm.requests.at(-1)!.token!;
+    const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as {
+      scope?: string;
+    };
+    expect(claims.scope).toBe('crm.read');
   } finally {
     await gateway.close();
   }

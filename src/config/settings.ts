@@ -41,6 +41,12 @@ export interface Settings {
    * per-origin bulkhead (32), so one caller cannot take all of a backend's slots.
    */
   maxInflightPerCaller: number;
+  /**
+   * Host names the MCP endpoint's `Host` and `Origin` headers may name besides loopback ones
+   * (DNS rebinding protection); empty: `Origin` must be loopback when sent, `Host` is checked
+   * only when listening on loopback.
+   */
+  mcpAllowedHosts: string[];
 }
 
 export class SettingsError extends Error {
@@ -80,6 +86,18 @@ export function readSettings(env: Env = process.env, overrides: Partial<Settings
   if (!/^(\/[A-Za-z0-9._~-]+)*$/.test(prefix)) {
     problems.push(`SCULPTOR_PREFIX must be empty or like /a2t (got '${prefix}').`);
   }
+  const mcpAllowedHosts = (env.SCULPTOR_MCP_ALLOWED_HOSTS ?? '')
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
+  for (const host of mcpAllowedHosts) {
+    // Host names only: the check is port-agnostic, and a scheme or path would never match.
+    if (!/^(\[[0-9a-f:.]+\]|[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)$/.test(host)) {
+      problems.push(
+        `SCULPTOR_MCP_ALLOWED_HOSTS must be host names separated by commas, e.g. mcp.example.com (got '${host}').`,
+      );
+    }
+  }
   const redisUrl = env.REDIS_URL || undefined;
   if (redisUrl) {
     try {
@@ -117,6 +135,7 @@ export function readSettings(env: Env = process.env, overrides: Partial<Settings
     rateLimitPerS: int('SCULPTOR_RATE_LIMIT_PER_S', 0, 0, 100_000),
     rateLimitBurst: int('SCULPTOR_RATE_LIMIT_BURST', 20, 1, 100_000),
     maxInflightPerCaller: int('SCULPTOR_MAX_INFLIGHT_PER_CALLER', 16, 0, 100_000),
+    mcpAllowedHosts,
     ...overrides,
   };
   if (settings.headersTimeoutMs > settings.requestTimeoutMs) {

@@ -18,11 +18,13 @@ import { backendsMissingCredentials, missingCredentialsHint } from '../engine/at
 import type { InvocationReport } from '../engine/invoke-tool.ts';
 import { SculptLoadError, SculptorError } from '../errors/sculptor-error.ts';
 import { createA2tFace } from '../faces/a2t/a2t-face.ts';
+import { createMcpFace } from '../faces/mcp/mcp-face.ts';
 import type { Face } from '../faces/shared/face.ts';
 import { hasDotSegment, rawPath } from '../faces/shared/raw-path.ts';
 import { describeError, type GatewayLogger } from '../telemetry/logger.ts';
 import { createMetrics, type GatewayMetrics } from '../telemetry/metrics.ts';
 import { backendSecrets, urlPassword } from '../telemetry/redactor.ts';
+import { traceMcpCall } from '../telemetry/mcp-span.ts';
 import { traceServerRequest } from '../telemetry/server-span.ts';
 import { tracingActive } from '../telemetry/tracing.ts';
 import { createCallerConcurrency } from './caller-concurrency.ts';
@@ -64,6 +66,9 @@ export interface GatewayOptions {
 
 /** Paths answered outside the A2T face: no server span, no drain refusal, no log line. */
 const OPERATIONAL_PATHS = new Set(['/livez', '/readyz', '/metrics']);
+
+/** Listening addresses that only this machine can reach: the MCP face then checks Host too. */
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
 /** After the drain deadline, how long aborted requests get to send their 503. */
 const ABORT_GRACE_MS = 500;
@@ -146,27 +151,46 @@ export async function startGateway({
       ? createSharedRateLimiter(store, { ratePerS: settings.rateLimitPerS, burst: settings.rateLimitBurst })
       : undefined;
 
+  // One gate for every face: a caller's rate and concurrency are the same whatever protocol it speaks.
+  const admit = createInvocationGate({
+    shedder,
+    limiter,
+    // Per-caller concurrency cap (issue #13): one caller's slow invocations cannot fill the
+    // per-origin bulkheads and starve the others; SCULPTOR_MAX_INFLIGHT_PER_CALLER, 0 = off.
+    ...(settings.maxInflightPerCaller > 0
+      ? { slots: createCallerConcurrency({ maxPerCaller: settings.maxInflightPerCaller }) }
+      : {}),
+    callersConfigured: Boolean(settings.callers),
+  });
+  // Per-tenant quotas, shared by the replicas through the same store (issue #20).
+  const quotas = createQuotaCheck(store, settings.secret);
+  const cursors = pageCursors(settings.secret);
+
   // The faces, in the order their paths are tried; the first is also the server's own voice for
   // paths no face owns (A2T: problem+json).
   const faces: Face[] = [
     createA2tFace({
       catalog: () => catalog,
       engine,
-      cursors: pageCursors(settings.secret),
+      cursors,
       callers: () => callers,
-      // Per-tenant quotas, shared by the replicas through the same store (issue #20).
-      quotas: createQuotaCheck(store, settings.secret),
-      admit: createInvocationGate({
-        shedder,
-        limiter,
-        // Per-caller concurrency cap (issue #13): one caller's slow invocations cannot fill the
-        // per-origin bulkheads and starve the others; SCULPTOR_MAX_INFLIGHT_PER_CALLER, 0 = off.
-        ...(settings.maxInflightPerCaller > 0
-          ? { slots: createCallerConcurrency({ maxPerCaller: settings.maxInflightPerCaller }) }
-          : {}),
-        callersConfigured: Boolean(settings.callers),
-      }),
+      quotas,
+      admit,
       prefix: settings.prefix,
+      ...(onInvocation ? { onInvocation } : {}),
+    }),
+    createMcpFace({
+      catalog: () => catalog,
+      engine,
+      cursors,
+      callers: () => callers,
+      quotas,
+      admit,
+      prefix: settings.prefix,
+      allowedHosts: settings.mcpAllowedHosts,
+      loopbackOnly: LOOPBACK.has(settings.host),
+      traceCall: traceMcpCall,
+      onError: (err) => logger?.debug({ event: 'mcp_error', err: describeError(err) }, 'mcp request refused'),
       ...(onInvocation ? { onInvocation } : {}),
     }),
   ];
@@ -282,6 +306,7 @@ export async function startGateway({
     async reload() {
       // Sculpts and callers are swapped together, so a request never sees one without the other.
       ({ catalog, callers } = await compile());
+      for (const face of faces) face.catalogChanged?.();
       return catalog;
     },
     cache: store,
@@ -300,6 +325,10 @@ export async function startGateway({
         const aborted = inFlight;
         if (aborted > 0) {
           drain.abort(new SculptorError('gateway.draining', 'The gateway is shutting down; retry.'));
+          // Streams a face holds open (MCP subscriptions/listen) end here rather than being cut.
+          await Promise.allSettled(
+            faces.map((face) => within(face.close?.() ?? Promise.resolve(), CLIENT_CLOSE_MS)),
+          );
           await settled(ABORT_GRACE_MS);
         }
         if ('closeAllConnections' in server) server.closeAllConnections();

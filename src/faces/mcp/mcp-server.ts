@@ -1,7 +1,6 @@
 import {
   McpServer,
   type McpRequestContext,
-  type McpServerFactory,
   ProtocolError,
   ProtocolErrorCode,
 } from '@modelcontextprotocol/server';
@@ -59,7 +58,7 @@ export interface McpToolsOptions {
 export function mcpServerFactory(
   options: McpToolsOptions,
   callerOf: (rc: McpRequestContext) => McpCaller,
-): McpServerFactory & ((rc: McpRequestContext) => McpServer) {
+): (rc: McpRequestContext) => McpServer {
   return (rc) => {
     const who = callerOf(rc);
     const mcp = new McpServer(SERVER_INFO, {

@@ -1,7 +1,8 @@
 import { a2tDriver } from './a2t-driver.ts';
 import type { FaceDriver } from './face-driver.ts';
+import { mcpDriver } from './mcp-driver.ts';
 
 export type { DriverCall, DriverOutcome, FaceDriver } from './face-driver.ts';
 
 /** Every face the matrix runs through. */
-export const FACE_DRIVERS: readonly FaceDriver[] = [a2tDriver];
+export const FACE_DRIVERS: readonly FaceDriver[] = [a2tDriver, mcpDriver];

@@ -15,7 +15,16 @@ export interface ToolCall {
   meta: Readonly<Record<string, unknown>> | undefined;
   /** Aborted by MCP cancellation: `notifications/cancelled`, or the HTTP request closing. */
   signal: AbortSignal;
+  /** Sends a notification related to this request (progress, when the client asked for it). */
+  notify: (notification: { method: 'notifications/progress'; params: ProgressParams }) => Promise<void>;
 }
+
+type ProgressParams = {
+  progressToken: string | number;
+  progress: number;
+  total: number;
+  message: string;
+};
 
 /**
  * One `tools/call`: admitted like every invocation (the host's gate, the caller's scopes and
@@ -34,9 +43,22 @@ export async function callTool(
     release = await who.admit?.();
     const tool = findTool(options.catalog(), audienceOf(who.caller), call);
     await admitInvocation(who.caller, tool, options.quotas);
+    const progressToken = call.meta?.progressToken;
     const result = await options.engine.invoke(tool, call.args ?? {}, {
       signal: call.signal,
       caller: who.engine,
+      // A client that sent a progressToken hears of each finished step (MCP progress utility).
+      ...(typeof progressToken === 'string' || typeof progressToken === 'number'
+        ? {
+            onProgress: (done: number, total: number) =>
+              void call
+                .notify({
+                  method: 'notifications/progress',
+                  params: { progressToken, progress: done, total, message: `${done} of ${total} steps done` },
+                })
+                .catch(() => undefined),
+          }
+        : {}),
       ...(options.onInvocation ? { onReport: options.onInvocation } : {}),
     });
     const structured: Record<string, unknown> = {};

@@ -84,7 +84,13 @@ export function mcpServerFactory(
     mcp.server.setRequestHandler('tools/call', (request, ctx) => {
       const { name, arguments: args, _meta: meta } = request.params;
       const run = () =>
-        callTool(options, who, { name, args, meta: ctx.mcpReq._meta, signal: ctx.mcpReq.signal });
+        callTool(options, who, {
+          name,
+          args,
+          meta: ctx.mcpReq._meta,
+          signal: ctx.mcpReq.signal,
+          notify: (notification) => ctx.mcpReq.notify(notification),
+        });
       return options.traceCall ? options.traceCall({ name, requestId: ctx.mcpReq.id, meta }, run) : run();
     });
     return mcp;

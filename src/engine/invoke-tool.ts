@@ -61,6 +61,8 @@ export interface InvokeOptions {
    * step that succeeds (a face that reports progress, MCP's `notifications/progress`, reads it).
    */
   onProgress?: (done: number, total: number) => void;
+  /** The face the invocation came through (`a2t`, `mcp`…), for telemetry; the engine ignores it. */
+  face?: string;
 }
 
 /**

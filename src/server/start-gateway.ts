@@ -15,7 +15,7 @@ import { compileSculpts } from '../compile/compile-sculpts.ts';
 import type { CompiledTool } from '../compile/compile-tool.ts';
 import type { Settings } from '../config/settings.ts';
 import { backendsMissingCredentials, missingCredentialsHint } from '../engine/attach-credentials.ts';
-import type { InvocationReport } from '../engine/invoke-tool.ts';
+import type { Engine, InvocationReport } from '../engine/invoke-tool.ts';
 import { SculptLoadError, SculptorError } from '../errors/sculptor-error.ts';
 import { createA2tFace } from '../faces/a2t/a2t-face.ts';
 import { createMcpFace } from '../faces/mcp/mcp-face.ts';
@@ -171,7 +171,7 @@ export async function startGateway({
   const faces: Face[] = [
     createA2tFace({
       catalog: () => catalog,
-      engine,
+      engine: throughFace(engine, 'a2t'),
       cursors,
       callers: () => callers,
       quotas,
@@ -181,7 +181,7 @@ export async function startGateway({
     }),
     createMcpFace({
       catalog: () => catalog,
-      engine,
+      engine: throughFace(engine, 'mcp'),
       cursors,
       callers: () => callers,
       quotas,
@@ -346,6 +346,11 @@ export async function startGateway({
       return closing;
     },
   };
+}
+
+/** The engine as one face sees it: its invocations say which face they came through (metrics by face). */
+function throughFace(engine: Engine, face: string): Engine {
+  return { invoke: (tool, args, options = {}) => engine.invoke(tool, args, { ...options, face }) };
 }
 
 /** Every credential value the compiled tools' backends hold, for the log redactor. */

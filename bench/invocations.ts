@@ -28,3 +28,31 @@ export const JSON_POST = { method: 'POST' as const, headers: { 'content-type': '
  */
 export const SLOW_PREFIX = '/slow';
 export const SLOW_MS = 20;
+
+/**
+ * The same invocation of bench_forecast as an MCP `tools/call` (protocol 2026-07-28: stateless,
+ * the envelope in `_meta`, the method and tool name repeated in headers), POSTed to `/mcp`.
+ */
+export const MCP_FORECAST = {
+  method: 'POST' as const,
+  headers: {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': 'tools/call',
+    'mcp-name': 'bench_forecast',
+  },
+  body: JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: {
+      name: 'bench_forecast',
+      arguments: { office: 'OKX', x: 33, y: 35 },
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientCapabilities': {},
+      },
+    },
+  }),
+};

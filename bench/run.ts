@@ -30,6 +30,7 @@ import {
   FORECAST_BODY,
   HAND_WRITTEN_PATH,
   JSON_POST,
+  MCP_FORECAST,
   SLOW_MS,
   SLOW_PREFIX,
 } from './invocations.ts';
@@ -361,6 +362,13 @@ function expectedForecast(value: unknown): boolean {
   );
 }
 
+/** An MCP tools/call answer's structuredContent, in the A2T shape expectedForecast reads. */
+function mcpOutputs(body: unknown): unknown {
+  const structured = (body as { result?: { structuredContent?: Record<string, unknown> } }).result
+    ?.structuredContent;
+  return { output_parameters: Object.entries(structured ?? {}).map(([name, value]) => ({ name, value })) };
+}
+
 async function defineScenarios(servers: {
   backend: Child;
   hand: Child;
@@ -397,6 +405,14 @@ async function defineScenarios(servers: {
       pid: pid(servers.gateway),
       spec: forecast(invoke(gatewayUrl, 'bench_forecast')),
       check: expectedForecast,
+    },
+    {
+      key: 'sculptor_mcp',
+      label: 'Sculptor, single operation, MCP tools/call (2026-07-28)',
+      baseline: 'sculptor',
+      pid: pid(servers.gateway),
+      spec: { ...common, ...MCP_FORECAST, url: `${gatewayUrl}/mcp` },
+      check: (body) => expectedForecast(mcpOutputs(body)),
     },
   ];
   if (servers.telemetry) {

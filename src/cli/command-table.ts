@@ -136,6 +136,45 @@ without it the gateway must listen on loopback, or serve refuses to start.`,
     exit: '0 after a clean shutdown; 1 when the sculpts do not load at start.',
   },
   {
+    name: 'mcp',
+    summary: 'Serve the sculpts in dir as MCP tools over stdio, for clients that launch their servers.',
+    details: `Serves the same tools as serve's /mcp endpoint over stdin and stdout (MCP
+2026-07-28 and 2025-era revisions), for desktop clients that start their MCP
+servers themselves (Claude Desktop, Cursor, VS Code). stdout carries JSON-RPC
+only; logs are JSON lines on stderr (LOG_LEVEL).
+
+The process serves one caller: the anonymous one, or, when SCULPTOR_CALLERS is
+set, the caller whose token SCULPTOR_MCP_TOKEN holds (its tenant's tools and
+credentials). Backends are called for real. SIGHUP reloads the sculpts; with
+--watch every change does; the client is told the tool list changed, and a
+change that breaks a sculpt keeps the last good catalog.`,
+    arguments: [SCULPTS_ARG],
+    options: [
+      {
+        name: 'watch',
+        short: 'w',
+        type: 'boolean',
+        description: 'Reload the sculpts when files change and tell the client (list_changed).',
+        default: false,
+      },
+    ],
+    effects: {
+      filesystem: { read: true, write: false, delete: false },
+      network: true,
+      // It runs whatever the client's tool calls do: assume the worst.
+      idempotent: false,
+      reversible: false,
+      destructive: true,
+      interactive: { stdin: 'required', prompts: false, tty: false },
+      duration: { typical: 'until stdin closes' },
+    },
+    examples: [
+      'sculptor mcp sculpts',
+      'SCULPTOR_CALLERS=callers.yaml SCULPTOR_MCP_TOKEN=… sculptor mcp sculpts',
+    ],
+    exit: '0 when the client closes stdin; 1 when the sculpts do not load or the caller is unknown.',
+  },
+  {
     name: 'check',
     summary: 'Load, compile and lint every sculpt; print every error and warning.',
     details: `Loads and compiles every sculpt below dir without serving, then lints what

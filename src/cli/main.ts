@@ -29,6 +29,7 @@ const RUN: Record<string, (args: ParsedArgs) => Promise<number>> = {
   diff: diffCommand,
   lock: lockCommand,
   invoke: invokeCommand,
+  mcp: async (args) => (await import('./mcp-command.ts')).mcpCommand(args),
   // Loaded on demand: the Studio brings its web server and page along, which no other command needs.
   studio: async (args) => (await import('./studio-command.ts')).studioCommand(args),
 };

@@ -48,6 +48,12 @@ export interface Settings {
   reloadOnChange: boolean;
   /** Serve published versions whose signature changed since `sculptor.lock.json` (logged as a warning). */
   allowLockDrift: boolean;
+  /**
+   * Host names the MCP endpoint's `Host` and `Origin` headers may name besides loopback ones
+   * (DNS rebinding protection); empty: `Origin` must be loopback when sent, `Host` is checked
+   * only when listening on loopback.
+   */
+  mcpAllowedHosts: string[];
 }
 
 export class SettingsError extends Error {
@@ -86,6 +92,18 @@ export function readSettings(env: Env = process.env, overrides: Partial<Settings
   const prefix = env.SCULPTOR_PREFIX ?? '';
   if (!/^(\/[A-Za-z0-9._~-]+)*$/.test(prefix)) {
     problems.push(`SCULPTOR_PREFIX must be empty or like /a2t (got '${prefix}').`);
+  }
+  const mcpAllowedHosts = (env.SCULPTOR_MCP_ALLOWED_HOSTS ?? '')
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
+  for (const host of mcpAllowedHosts) {
+    // Host names only: the check is port-agnostic, and a scheme or path would never match.
+    if (!/^(\[[0-9a-f:.]+\]|[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)$/.test(host)) {
+      problems.push(
+        `SCULPTOR_MCP_ALLOWED_HOSTS must be host names separated by commas, e.g. mcp.example.com (got '${host}').`,
+      );
+    }
   }
   const redisUrl = env.REDIS_URL || undefined;
   if (redisUrl) {
@@ -126,6 +144,7 @@ export function readSettings(env: Env = process.env, overrides: Partial<Settings
     maxInflightPerCaller: int('SCULPTOR_MAX_INFLIGHT_PER_CALLER', 16, 0, 100_000),
     reloadOnChange: bool('SCULPTOR_RELOAD_ON_CHANGE'),
     allowLockDrift: bool('SCULPTOR_ALLOW_LOCK_DRIFT'),
+    mcpAllowedHosts,
     ...overrides,
   };
   if (settings.headersTimeoutMs > settings.requestTimeoutMs) {

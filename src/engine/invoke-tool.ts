@@ -56,6 +56,13 @@ export interface InvokeOptions {
   onReport?: (report: InvocationReport) => void;
   /** Who the invocation is for; DEFAULT_CALLER (one tenant, no context) when absent. */
   caller?: InvocationCaller;
+  /**
+   * Steps finished so far, of the tool's steps: once with 0 when the steps start, then after each
+   * step that succeeds (a face that reports progress, MCP's `notifications/progress`, reads it).
+   */
+  onProgress?: (done: number, total: number) => void;
+  /** The face the invocation came through (`a2t`, `mcp`…), for telemetry; the engine ignores it. */
+  face?: string;
 }
 
 /**
@@ -78,7 +85,7 @@ export interface Engine {
 export function createEngine(options: EngineOptions): Engine {
   const tokens = options.tokens ?? createTokenSource({ secret: options.cacheSecret });
   return {
-    async invoke(tool, args, { signal, onReport, caller = DEFAULT_CALLER } = {}) {
+    async invoke(tool, args, { signal, onReport, onProgress, caller = DEFAULT_CALLER } = {}) {
       const started = performance.now();
       const reports: StepReport[] = [];
       const finish = (outcome: string) =>
@@ -131,6 +138,8 @@ export function createEngine(options: EngineOptions): Engine {
         // An in-process evaluation stopped at the deadline ends before the timer can fire.
         const pastDeadline = () => (deadlineHit ||= Date.now() >= ctx.deadlineAt);
         const running = new Map<string, Promise<unknown>>();
+        let done = 0;
+        onProgress?.(0, tool.steps.length);
         for (const step of tool.steps) {
           const report: StepReport = {
             id: step.id,
@@ -146,6 +155,7 @@ export function createEngine(options: EngineOptions): Engine {
               const t0 = performance.now();
               try {
                 ctx.steps[step.id] = await runStep(step, ctx, report);
+                onProgress?.(++done, tool.steps.length);
               } catch (err) {
                 const error = toSculptorError(err);
                 report.errorCode = error.code;

@@ -6,31 +6,28 @@ import type { Logger } from 'pino';
 import type { CacheStore } from '../cache/cache-store.ts';
 import { createMemoryStore } from '../cache/memory-store.ts';
 import { createRedisStore } from '../cache/redis-store.ts';
-import { checkTenancy } from '../callers/check-tenancy.ts';
-import { type CallerDirectory, loadCallers } from '../callers/load-callers.ts';
+import { type CallerDirectory } from '../callers/load-callers.ts';
 import { createQuotaCheck } from '../callers/quotas.ts';
-import { Catalog } from '../catalog/catalog.ts';
+import type { Catalog } from '../catalog/catalog.ts';
 import { pageCursors } from '../catalog/page-cursor.ts';
-import { compileSculpts } from '../compile/compile-sculpts.ts';
-import type { CompiledTool } from '../compile/compile-tool.ts';
-import { lockErrors } from '../compile/signature-lock.ts';
 import type { Settings } from '../config/settings.ts';
-import { backendsMissingCredentials, missingCredentialsHint } from '../engine/attach-credentials.ts';
-import type { InvocationReport } from '../engine/invoke-tool.ts';
-import { SculptLoadError, SculptorError } from '../errors/sculptor-error.ts';
+import type { Engine, InvocationReport } from '../engine/invoke-tool.ts';
+import { SculptorError } from '../errors/sculptor-error.ts';
 import { createA2tFace } from '../faces/a2t/a2t-face.ts';
 import { createA2tLiteFace } from '../faces/a2t-lite/lite-face.ts';
 import { createOpenApiFace } from '../faces/openapi/openapi-face.ts';
+import { createMcpFace } from '../faces/mcp/mcp-face.ts';
 import type { Face } from '../faces/shared/face.ts';
 import { hasDotSegment, rawPath } from '../faces/shared/raw-path.ts';
 import { describeError, type GatewayLogger } from '../telemetry/logger.ts';
 import { createMetrics, type GatewayMetrics } from '../telemetry/metrics.ts';
-import { backendSecrets } from '../telemetry/redactor.ts';
 import { redisSecrets } from '../cache/redis-connection.ts';
+import { traceMcpCall } from '../telemetry/mcp-span.ts';
 import { traceServerRequest } from '../telemetry/server-span.ts';
 import { tracingActive } from '../telemetry/tracing.ts';
 import { createCallerConcurrency } from './caller-concurrency.ts';
 import { createCore } from './create-core.ts';
+import { loadCatalog } from './load-catalog.ts';
 import { createLoadShedder } from './load-shedder.ts';
 import { createInvocationGate } from './invocation-gate.ts';
 import { createSharedRateLimiter } from './rate-limiter.ts';
@@ -76,6 +73,9 @@ export interface GatewayOptions {
 /** Paths answered outside the A2T face: no server span, no drain refusal, no log line. */
 const OPERATIONAL_PATHS = new Set(['/livez', '/readyz', '/metrics']);
 
+/** Listening addresses that only this machine can reach: the MCP face then checks Host too. */
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+
 /** After the drain deadline, how long aborted requests get to send their 503. */
 const ABORT_GRACE_MS = 500;
 /** Bounds on closing the backend pool and flushing telemetry at shutdown. */
@@ -97,39 +97,8 @@ export async function startGateway({
   const logger: Logger | undefined = log?.logger;
   const redactor = log?.redactor;
   redactor?.add([...(settings.secretFromEnv ? [settings.secret] : []), ...redisSecrets(settings.redisUrl)]);
-  const compile = async (): Promise<{ catalog: Catalog; callers: CallerDirectory | undefined }> => {
-    // TLS only, unless the deployment says otherwise (RELIABILITY B1).
-    const tools = await compileSculpts(settings.sculpts, env, {
-      requireHttps: !settings.allowPrivateEgress && !settings.allowHttpBackends,
-    });
-    const loaded = settings.callers ? await loadCallers(settings.callers, env) : { errors: [] };
-    // Published signatures are enforced where they are served (issue #19): a locked version
-    // that changed is refused, at start and on every reload, unless SCULPTOR_ALLOW_LOCK_DRIFT.
-    const drift = await lockErrors(tools, settings.sculpts);
-    if (settings.allowLockDrift) {
-      for (const e of drift) {
-        logger?.warn(
-          { event: 'lock_drift_allowed', code: e.code, ...e.at, at: where(e) },
-          `SCULPTOR_ALLOW_LOCK_DRIFT is set: serving it anyway: ${e.format()}`,
-        );
-      }
-    }
-    const errors = [
-      ...(settings.allowLockDrift ? [] : drift),
-      ...loaded.errors,
-      ...(loaded.errors.length === 0 ? checkTenancy(loaded.directory, tools) : []),
-    ];
-    if (errors.length > 0) throw new SculptLoadError(errors);
-    for (const backend of backendsMissingCredentials(tools)) {
-      logger?.warn(
-        { event: 'credentials_unset', backend: backend.name, variables: backend.credentialsMissing },
-        `backend '${backend.name}' has no credentials: ${missingCredentialsHint(backend)}; until then its tools answer 503 upstream.credentials_missing`,
-      );
-    }
-    redactor?.add([...secretsOf(tools), ...(loaded.directory?.secrets ?? [])]);
-    // The sculpts' folders are the catalog's groups (catalog/tool-groups.ts; a2t-lite's /groups).
-    return { catalog: new Catalog(tools, { root: settings.sculpts }), callers: loaded.directory };
-  };
+  const compile = () =>
+    loadCatalog(settings, env, { ...(logger ? { logger } : {}), ...(redactor ? { redactor } : {}) });
   let { catalog, callers } = await compile();
   let generation = 1;
   let draining = false;
@@ -173,8 +142,7 @@ export async function startGateway({
       ? createSharedRateLimiter(store, { ratePerS: settings.rateLimitPerS, burst: settings.rateLimitBurst })
       : undefined;
 
-  // Per-tenant quotas, shared by the replicas through the same store (issue #20).
-  const quotas = createQuotaCheck(store, settings.secret);
+  // One gate for every face: a caller's rate and concurrency are the same whatever protocol it speaks.
   const admit = createInvocationGate({
     shedder,
     limiter,
@@ -185,13 +153,17 @@ export async function startGateway({
       : {}),
     callersConfigured: Boolean(settings.callers),
   });
+  // Per-tenant quotas, shared by the replicas through the same store (issue #20).
+  const quotas = createQuotaCheck(store, settings.secret);
+  const cursors = pageCursors(settings.secret);
+
   // The faces, in the order their paths are tried; the first is also the server's own voice for
   // paths no face owns (A2T: problem+json).
   const faces: Face[] = [
     createA2tFace({
       catalog: () => catalog,
-      engine,
-      cursors: pageCursors(settings.secret),
+      engine: throughFace(engine, 'a2t'),
+      cursors,
       callers: () => callers,
       quotas,
       admit,
@@ -202,7 +174,7 @@ export async function startGateway({
     // the gateway's own OpenAPI document, docs page and typed operations (issue #16).
     createA2tLiteFace({
       catalog: () => catalog,
-      engine,
+      engine: throughFace(engine, 'a2t-lite'),
       callers: () => callers,
       quotas,
       admit,
@@ -211,11 +183,25 @@ export async function startGateway({
     }),
     createOpenApiFace({
       catalog: () => catalog,
-      engine,
+      engine: throughFace(engine, 'openapi'),
       callers: () => callers,
       quotas,
       admit,
       prefix: settings.prefix,
+      ...(onInvocation ? { onInvocation } : {}),
+    }),
+    createMcpFace({
+      catalog: () => catalog,
+      engine: throughFace(engine, 'mcp'),
+      cursors,
+      callers: () => callers,
+      quotas,
+      admit,
+      prefix: settings.prefix,
+      allowedHosts: settings.mcpAllowedHosts,
+      loopbackOnly: LOOPBACK.has(settings.host),
+      traceCall: traceMcpCall,
+      onError: (err) => logger?.debug({ event: 'mcp_error', err: describeError(err) }, 'mcp request refused'),
       ...(onInvocation ? { onInvocation } : {}),
     }),
   ];
@@ -341,6 +327,7 @@ export async function startGateway({
       // Sculpts and callers are swapped together, so a request never sees one without the other.
       ({ catalog, callers } = next);
       metrics.catalogLoaded('ok', ++generation);
+      for (const face of faces) face.catalogChanged?.();
       return catalog;
     },
     get generation() {
@@ -362,6 +349,10 @@ export async function startGateway({
         const aborted = inFlight;
         if (aborted > 0) {
           drain.abort(new SculptorError('gateway.draining', 'The gateway is shutting down; retry.'));
+          // Streams a face holds open (MCP subscriptions/listen) end here rather than being cut.
+          await Promise.allSettled(
+            faces.map((face) => within(face.close?.() ?? Promise.resolve(), CLIENT_CLOSE_MS)),
+          );
           await settled(ABORT_GRACE_MS);
         }
         if ('closeAllConnections' in server) server.closeAllConnections();
@@ -381,23 +372,9 @@ export async function startGateway({
   };
 }
 
-/** `file:line:col` of an error, for log lines. */
-function where(e: SculptorError): string | undefined {
-  return e.at ? `${e.at.file}:${e.at.line}:${e.at.column}` : undefined;
-}
-
-/** Every credential value the compiled tools' backends hold, for the log redactor. */
-function secretsOf(tools: CompiledTool[]): string[] {
-  const seen = new Set<object>();
-  const values: string[] = [];
-  for (const tool of tools) {
-    for (const step of tool.steps) {
-      if (seen.has(step.backend)) continue;
-      seen.add(step.backend);
-      values.push(...backendSecrets(step.backend));
-    }
-  }
-  return values;
+/** The engine as one face sees it: its invocations say which face they came through (metrics by face). */
+function throughFace(engine: Engine, face: string): Engine {
+  return { invoke: (tool, args, options = {}) => engine.invoke(tool, args, { ...options, face }) };
 }
 
 function within(promise: Promise<unknown>, ms: number): Promise<unknown> {

@@ -50,7 +50,7 @@ export function instrumentEngine(engine: Engine, { metrics, logger }: Instrument
     } finally {
       metrics?.inFlight.dec();
       const final = finalReport(tool, report, outcome, performance.now() - started);
-      metrics?.observe(final);
+      metrics?.observe(final, options.face);
       let cacheHits = 0;
       for (const s of final.steps) if (s.cache === 'hit' || s.cache === 'shared') cacheHits++;
       if (span) {

@@ -40,8 +40,8 @@ export interface GatewayMetrics {
   contentType: string;
   /** Invocations running now. */
   inFlight: Gauge;
-  /** Records one finished invocation and its steps. */
-  observe(report: InvocationMetrics): void;
+  /** Records one finished invocation and its steps; `face` when a face's invocation (by face). */
+  observe(report: InvocationMetrics, face?: string): void;
   /**
    * Records a catalog load: the one at start, a reload whose catalog replaced
    * the old one ('ok'), or a reload refused (the old catalog kept). `generation`
@@ -98,6 +98,12 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     name: 'sculptor_backend_calls_total',
     help: 'Requests sent to backends, by backend and HTTP status ("error": no answer, e.g. refused or timed out).',
     labelNames: ['backend', 'status'] as const,
+    registers: [registry],
+  });
+  const byFace = runningCounter({
+    name: 'sculptor_face_invocations_total',
+    help: 'Tool invocations by the face they came through (a2t, mcp) and outcome (ok or the error code).',
+    labelNames: ['face', 'outcome'] as const,
     registers: [registry],
   });
   const inFlight = new Gauge({
@@ -157,8 +163,9 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     registry,
     contentType: registry.contentType,
     inFlight,
-    observe(report) {
+    observe(report, face) {
       const { tool, version, outcome } = report;
+      if (face !== undefined) byFace.add(`${face}\u0000${outcome}`, () => ({ face, outcome }));
       const invocation = `${tool}\u0000${version}\u0000${outcome}`;
       const invocationLabels = () => ({ tool, version: String(version), outcome });
       invocations.add(invocation, invocationLabels);

@@ -3,7 +3,19 @@ import { describe, expect, it } from 'vitest';
 import atipSchema from './fixtures/provider-schemas/atip-description.schema.json' with { type: 'json' };
 import { runCli } from './run-cli.ts';
 
-const COMMANDS = ['serve', 'check', 'test', 'init', 'export', 'diff', 'lock', 'invoke', 'studio', 'replay'];
+const COMMANDS = [
+  'serve',
+  'mcp',
+  'check',
+  'test',
+  'init',
+  'export',
+  'diff',
+  'lock',
+  'invoke',
+  'studio',
+  'replay',
+];
 
 describe('sculptor --help', () => {
   it('lists every command', async () => {

@@ -16,6 +16,10 @@ export interface Face {
   routeOf(path: string): string | undefined;
   /** Writes an error the server decided on, in this face's wire form. */
   refuse(c: Context, error: SculptorError): Response;
+  /** Told after a reload swapped the catalog (MCP pushes `list_changed` to listening clients). */
+  catalogChanged?(): void;
+  /** Called when the gateway stops, after the drain: ends what the face holds open (streams). */
+  close?(): Promise<void>;
 }
 
 /**

@@ -60,12 +60,23 @@ export async function admitInvocation(
 
 /** The engine's view of the caller: tenant, `$caller` context, credentials, identity. */
 export function invocationCaller(c: Context, caller: Caller): InvocationCaller {
+  // Only the headers a backend's explicit pass-through names are ever read.
+  return engineCaller(caller, (header) => c.req.header(header));
+}
+
+/**
+ * The same, for a host without request headers (stdio): `presented` answers the per-user
+ * credentials a pass-through may read, none there.
+ */
+export function engineCaller(
+  caller: Caller,
+  presented: (header: string) => string | undefined = () => undefined,
+): InvocationCaller {
   return {
     tenant: caller.tenant.name,
     context: caller.context,
     credentials: caller.tenant.credentials,
     ...(caller.identity ? { identity: caller.identity } : {}),
-    // Only the headers a backend's explicit pass-through names are ever read.
-    presented: (header) => c.req.header(header),
+    presented,
   };
 }

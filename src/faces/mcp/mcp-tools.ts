@@ -1,0 +1,60 @@
+import type { Tool } from '@modelcontextprotocol/server';
+import type { Catalog, ToolAudience } from '../../catalog/catalog.ts';
+import type { PageCursors } from '../../catalog/page-cursor.ts';
+import type { CompiledTool } from '../../compile/compile-tool.ts';
+import { toolSchema } from '../../compile/tool-schema.ts';
+
+/** `_meta` keys of Sculptor's own (MCP reserves `io.modelcontextprotocol/*`; a vendor uses its own prefix). */
+export const VERSION_META = 'io.sculptor/version';
+export const TOOL_ID_META = 'io.sculptor/toolId';
+export const ERROR_META = 'io.sculptor/error';
+
+/** Tools per `tools/list` page: clients follow `nextCursor`, and most catalogs fit in one page. */
+export const TOOLS_PAGE_SIZE = 100;
+
+const wire = new WeakMap<CompiledTool, Tool>();
+
+/**
+ * A tool version as `tools/list` shows it: the one generator's view (compile/tool-schema.ts) —
+ * JSON Schema 2020-12 in and out, the description with its safety flags, annotations from the
+ * effects — plus the version and id in `_meta`, so that a client can pin what it listed.
+ * Made once per compiled tool, like every other view of it.
+ */
+export function wireTool(tool: CompiledTool): Tool {
+  let made = wire.get(tool);
+  if (!made) {
+    const s = toolSchema(tool);
+    made = {
+      name: s.name,
+      title: s.title,
+      description: s.description,
+      inputSchema: s.inputSchema as Tool['inputSchema'],
+      outputSchema: s.outputSchema as Tool['outputSchema'],
+      annotations: s.annotations,
+      _meta: { [VERSION_META]: tool.signature.version, [TOOL_ID_META]: tool.signature.toolId },
+    };
+    wire.set(tool, made);
+  }
+  return made;
+}
+
+/**
+ * One `tools/list` page of what this audience may call, by name. The cursor is the catalog's
+ * signed "after this name" key, bound to the audience (a cursor of one tenant means nothing to
+ * another), so a reload between pages neither repeats nor skips a tool. A bad cursor is
+ * `request.bad_paging` (JSON-RPC -32602).
+ */
+export function listPage(
+  catalog: Catalog,
+  audience: ToolAudience,
+  cursors: PageCursors,
+  cursor: string | undefined,
+): { tools: Tool[]; nextCursor?: string } {
+  const listing = JSON.stringify(['mcp-tools', audience.key]);
+  const after = cursor === undefined ? undefined : cursors.decode(listing, cursor);
+  const found = catalog.list({ audience }, after, TOOLS_PAGE_SIZE + 1);
+  const page = found.slice(0, TOOLS_PAGE_SIZE);
+  const tools = page.map((t) => wireTool(t.current));
+  if (found.length <= TOOLS_PAGE_SIZE) return { tools };
+  return { tools, nextCursor: cursors.encode(listing, page.at(-1)!.name) };
+}

@@ -1,0 +1,61 @@
+/**
+ * The span of one MCP `tools/call` (OpenTelemetry semantic conventions for MCP): named
+ * `tools/call {tool}`, with `mcp.method.name`, `gen_ai.tool.name`, `gen_ai.operation.name` and
+ * `jsonrpc.request.id`; the engine's `execute_tool` span and the step spans nest under it. Its
+ * parent is the trace context the client put in the request's `_meta` (`traceparent`,
+ * `tracestate`: MCP's way to carry it on every transport, stdio included), else the active one
+ * (the HTTP server span, continuing the request's `traceparent` header). Never arguments.
+ */
+import { context, propagation, SpanKind, SpanStatusCode, type TextMapGetter } from '@opentelemetry/api';
+import { ATTR, tracer, tracingActive } from './tracing.ts';
+
+export interface McpCallSpan {
+  name: string;
+  requestId: string | number;
+  meta: Readonly<Record<string, unknown>> | undefined;
+}
+
+const metaGetter: TextMapGetter<Readonly<Record<string, unknown>>> = {
+  get: (carrier, key) => (typeof carrier[key] === 'string' ? (carrier[key] as string) : undefined),
+  keys: (carrier) => Object.keys(carrier),
+};
+
+export function traceMcpCall<T>(call: McpCallSpan, run: () => Promise<T>): Promise<T> {
+  if (!tracingActive()) return run();
+  const parent =
+    typeof call.meta?.traceparent === 'string'
+      ? propagation.extract(context.active(), call.meta, metaGetter)
+      : context.active();
+  return tracer().startActiveSpan(
+    `tools/call ${call.name}`,
+    {
+      kind: SpanKind.SERVER,
+      attributes: {
+        'mcp.method.name': 'tools/call',
+        [ATTR.genAiOperationName]: 'execute_tool',
+        [ATTR.genAiToolName]: call.name,
+        'jsonrpc.request.id': String(call.requestId),
+      },
+    },
+    parent,
+    async (span) => {
+      try {
+        const result = await run();
+        // A tool outcome the model reads (isError) is the call's error, by its stable code.
+        const error = (result as { isError?: boolean; _meta?: Record<string, { code?: string }> } | undefined)
+          ?._meta?.['io.sculptor/error'];
+        if ((result as { isError?: boolean } | undefined)?.isError) {
+          span.setAttribute(ATTR.errorType, error?.code ?? 'tool_error');
+          span.setStatus({ code: SpanStatusCode.ERROR });
+        }
+        return result;
+      } catch (err) {
+        span.setAttribute(ATTR.errorType, err instanceof Error ? err.name : 'unknown');
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        throw err;
+      } finally {
+        span.end();
+      }
+    },
+  );
+}

@@ -13,7 +13,7 @@ import type { Engine, InvocationReport } from '../../engine/invoke-tool.ts';
 import { toSculptorError } from '../../errors/sculptor-error.ts';
 import { audienceOf } from '../shared/request-caller.ts';
 import { callTool } from './mcp-call.ts';
-import { listPage } from './mcp-tools.ts';
+import { listPage, SEARCH_META } from './mcp-tools.ts';
 
 /** What the server says of itself in `initialize` and `server/discover`. */
 export const SERVER_INFO = { name: 'sculptor', title: 'Sculptor', version: '0.1.0' } as const;
@@ -75,7 +75,14 @@ export function mcpServerFactory(
     });
     mcp.server.setRequestHandler('tools/list', (request) => {
       try {
-        return listPage(options.catalog(), audienceOf(who.caller), options.cursors, request.params?.cursor);
+        const query = request.params?._meta?.[SEARCH_META];
+        return listPage(
+          options.catalog(),
+          audienceOf(who.caller),
+          options.cursors,
+          request.params?.cursor,
+          typeof query === 'string' ? query : undefined,
+        );
       } catch (err) {
         const error = toSculptorError(err);
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message, { code: error.code });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Tool } from '@modelcontextprotocol/server';
 import type { Catalog, ToolAudience } from '../../catalog/catalog.ts';
 import type { PageCursors } from '../../catalog/page-cursor.ts';
@@ -8,6 +9,8 @@ import { toolSchema } from '../../compile/tool-schema.ts';
 export const VERSION_META = 'io.sculptor/version';
 export const TOOL_ID_META = 'io.sculptor/toolId';
 export const ERROR_META = 'io.sculptor/error';
+/** On `tools/list`: words to search the catalog by (issue #16), most relevant first. */
+export const SEARCH_META = 'io.sculptor/search';
 
 /** Tools per `tools/list` page: clients follow `nextCursor`, and most catalogs fit in one page. */
 export const TOOLS_PAGE_SIZE = 100;
@@ -49,7 +52,9 @@ export function listPage(
   audience: ToolAudience,
   cursors: PageCursors,
   cursor: string | undefined,
-): { tools: Tool[]; nextCursor?: string } {
+  query?: string,
+): { tools: Tool[]; nextCursor?: string; ttlMs?: number } {
+  if (query !== undefined) return searchPage(catalog, audience, cursors, cursor, query);
   const listing = JSON.stringify(['mcp-tools', audience.key]);
   const after = cursor === undefined ? undefined : cursors.decode(listing, cursor);
   const found = catalog.list({ audience }, after, TOOLS_PAGE_SIZE + 1);
@@ -57,4 +62,32 @@ export function listPage(
   const tools = page.map((t) => wireTool(t.current));
   if (found.length <= TOOLS_PAGE_SIZE) return { tools };
   return { tools, nextCursor: cursors.encode(listing, page.at(-1)!.name) };
+}
+
+/**
+ * `tools/list` with `_meta["io.sculptor/search"]` (an extension, issue #16): the caller's tools
+ * ranked by the catalog's search (BM25 over names, descriptions, inputs and tags), for clients
+ * whose catalogs are too large to read whole. The cursor carries the rank the next page starts
+ * at, bound to the caller and the query; a reload between pages may shift the ranking.
+ */
+function searchPage(
+  catalog: Catalog,
+  audience: ToolAudience,
+  cursors: PageCursors,
+  cursor: string | undefined,
+  query: string,
+): { tools: Tool[]; nextCursor?: string } {
+  const listing = JSON.stringify([
+    'mcp-search',
+    audience.key,
+    createHash('sha256').update(query).digest('base64url'),
+  ]);
+  const offset = cursor === undefined ? 0 : Number(cursors.decode(listing, cursor));
+  const ranked = catalog.search(query, { audience }, { offset, limit: TOOLS_PAGE_SIZE + 1 }).items;
+  const tools = ranked.slice(0, TOOLS_PAGE_SIZE).map((t) => wireTool(t.current));
+  // Not to be kept: a client's list cache is keyed by method and cursor, not by `_meta`, so a
+  // search page it kept would later be served as the plain listing.
+  const fresh = { ttlMs: 0 };
+  if (ranked.length <= TOOLS_PAGE_SIZE) return { tools, ...fresh };
+  return { tools, nextCursor: cursors.encode(listing, String(offset + TOOLS_PAGE_SIZE)), ...fresh };
 }

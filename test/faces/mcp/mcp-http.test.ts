@@ -46,6 +46,14 @@ for (const revision of REVISIONS) {
       expect(client.getServerVersion()?.name).toBe('sculptor');
     });
 
+    it('searches the tools with _meta["io.sculptor/search"] (an extension), most relevant first', async () => {
+      const search = async (words: string) =>
+        (await client.listTools({ _meta: { 'io.sculptor/search': words } })).tools.map((t) => t.name);
+      expect((await search('sale status'))[0]).toBe('find_pets_by_status');
+      expect((await search('describe a pet from its number'))[0]).toBe('describe_pet');
+      expect(await search('zzqxv')).toEqual([]);
+    });
+
     it('lists each tool once, current version, with the schema, annotations and version in _meta', async () => {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name)).toEqual(['describe_pet', 'find_pets_by_status']);

@@ -111,7 +111,16 @@ export function createStudioApp(workspace: Workspace, options: StudioAppOptions 
     // Whether to ask for a token at all is the one thing the page learns unauthenticated.
     if (!callers || c.req.path === '/studio/api/auth') return next();
     try {
-      await authenticate(callers, c.req.header('authorization'));
+      const caller = await authenticate(callers, c.req.header('authorization'));
+      // The Studio shows and runs every tool of the folder, with the folder's own credentials:
+      // only a caller whose tenant may use every tool (no allowlist, no scopes narrowing it)
+      // may open it, or a tenant's agent would reach tools and data its allowlist denies (D5).
+      if (caller.tenant.tools !== undefined || (caller.identity && callers.identity?.scopes)) {
+        throw new SculptorError(
+          'auth.forbidden',
+          `Caller '${caller.name}' acts for tenant '${caller.tenant.name}', whose tools are limited; the Studio needs a caller of a tenant without a tools allowlist (an operator's or designer's).`,
+        );
+      }
     } catch (err) {
       const error =
         err instanceof SculptorError ? err : new SculptorError('auth.invalid_token', 'Not authenticated.');

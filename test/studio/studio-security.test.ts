@@ -143,6 +143,7 @@ describe('the Studio answers only its own page', () => {
 
 describe('serve --studio and studio --host', { timeout: 60_000 }, () => {
   const TOKEN = 'studio-caller-token-0123456789abcdef';
+  const SHOP_TOKEN = 'shop-agent-token-0123456789abcdefgh';
   const processes: CliProcess[] = [];
   const folders: string[] = [];
   afterAll(async () => {
@@ -153,7 +154,8 @@ describe('serve --studio and studio --host', { timeout: 60_000 }, () => {
   it("puts the Studio's API behind the callers' bearer tokens", async () => {
     const callers = await tempFolder({
       'callers.yaml':
-        "tenants:\n  designers:\n    callers:\n      - { name: ada, token: '${STUDIO_TOKEN}' }\n",
+        "tenants:\n  designers:\n    callers:\n      - { name: ada, token: '${STUDIO_TOKEN}' }\n" +
+        "  shop:\n    tools: [lookup_weather_by_city]\n    callers:\n      - { name: shop-agent, token: '${SHOP_TOKEN}' }\n",
     });
     folders.push(callers);
     const cli = startCli(['serve', 'sculpts/weather', '--studio'], {
@@ -162,6 +164,7 @@ describe('serve --studio and studio --host', { timeout: 60_000 }, () => {
         HOST: '0.0.0.0',
         SCULPTOR_CALLERS: path.join(callers, 'callers.yaml'),
         STUDIO_TOKEN: TOKEN,
+        SHOP_TOKEN,
       },
     });
     processes.push(cli);
@@ -178,6 +181,12 @@ describe('serve --studio and studio --host', { timeout: 60_000 }, () => {
       headers: { authorization: 'Bearer nope-nope-nope' },
     });
     expect(wrong.status).toBe(401);
+    // A tenant's agent, whose tools are limited, may not open a Studio that shows and runs them all.
+    const agent = await fetch(`${base}/studio/api/catalog`, {
+      headers: { authorization: `Bearer ${SHOP_TOKEN}` },
+    });
+    expect(agent.status).toBe(403);
+    expect(((await agent.json()) as { error: { code: string } }).error.code).toBe('auth.forbidden');
     const ok = await fetch(`${base}/studio/api/catalog`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(ok.status).toBe(200);
     expect(((await ok.json()) as { tools: Array<{ name: string }> }).tools.map((t) => t.name)).toEqual([

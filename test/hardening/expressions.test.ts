@@ -18,7 +18,7 @@ import { toolIdFor } from '../../src/compile/tool-signature.ts';
 import { type GatewayProcess, startGatewayProcess } from '../server/gateway-process.ts';
 import { invoke, startTestGateway } from '../support/start-test-gateway.ts';
 import { reportFigures } from '../support/report-figures.ts';
-import { expectLivezFast, probeLivez, rssOf } from './probe-livez.ts';
+import { expectLivezFast, probeLivez, rssOf, SCHEDULER_RETRIES } from './probe-livez.ts';
 
 const SCULPTS = 'test/hardening/fixtures/expressions';
 /** "Back near its start": what a refused evaluation may leave resident, garbage not yet collected included. */
@@ -133,13 +133,6 @@ interface Target {
   /** Still running (a child that aborted has an exit code). */
   alive(): boolean;
 }
-
-/**
- * A test whose /livez probes may meet the OS scheduler on a shared 2-core machine (at load 6, a
- * process can wait 100+ ms for its turn whatever it runs) runs again, twice at most: an
- * evaluation that holds the event loop past 100 ms holds it every time, and fails every run.
- */
-const SCHEDULER_RETRIES = { retry: 2 };
 
 /**
  * Each finding, repeated while /livez is probed: every answer as expected and within 1 s,

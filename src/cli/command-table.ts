@@ -79,7 +79,7 @@ const READS_ONLY: CommandEffects = {
 export const COMMANDS: readonly CommandSpec[] = [
   {
     name: 'serve',
-    summary: 'Serve the sculpts in dir over A2T.',
+    summary: 'Serve the sculpts in dir over HTTP: A2T, MCP, a2t-lite and the OpenAPI document.',
     details: `Serves the sculpts in dir over the A2T protocol. Settings come from the
 environment: PORT (8080), HOST (0.0.0.0), SCULPTOR_PREFIX, REDIS_URL (unset:
 in-memory cache), SCULPTOR_SECRET, SCULPTOR_ALLOW_PRIVATE_EGRESS, LOG_LEVEL,

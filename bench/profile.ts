@@ -12,7 +12,14 @@ import { toolIdFor } from '../src/compile/tool-signature.ts';
 import { startChild } from './child.ts';
 import { startCliGateway } from './cli-gateway.ts';
 import { foreignCores, snapshot } from './cpu.ts';
-import { BENCH_SCULPTS, chainBody, FORECAST_BODY, HAND_WRITTEN_PATH, JSON_POST } from './invocations.ts';
+import {
+  BENCH_SCULPTS,
+  chainBody,
+  FORECAST_BODY,
+  HAND_WRITTEN_PATH,
+  JSON_POST,
+  MCP_FORECAST,
+} from './invocations.ts';
 import type { LoadResult, LoadSpec } from './load.ts';
 
 interface ProfileNode {
@@ -198,7 +205,15 @@ function monotonicUs(): number {
   return Number(process.hrtime.bigint() / 1000n);
 }
 
-export const PROFILE_TARGETS = ['hand', 'sculptor', 'chain', 'chain_cached', 'hand_tel', 'sculptor_tel'];
+export const PROFILE_TARGETS = [
+  'hand',
+  'sculptor',
+  'chain',
+  'chain_cached',
+  'hand_tel',
+  'sculptor_tel',
+  'mcp',
+];
 
 export async function profileTarget(
   target: string,
@@ -246,9 +261,12 @@ export async function profileTarget(
       },
     );
   } else {
-    const named = { sculptor: 'bench_forecast', chain: 'bench_chain', chain_cached: 'bench_chain_cached' }[
-      target
-    ];
+    const named = {
+      sculptor: 'bench_forecast',
+      mcp: 'bench_forecast',
+      chain: 'bench_chain',
+      chain_cached: 'bench_chain_cached',
+    }[target];
     if (!named) throw new Error(`Unknown profile target '${target}' (${PROFILE_TARGETS.join(', ')}).`);
     tool = named;
     const child = await startChild('sculptor.ts', { args: [BENCH_SCULPTS], env, execArgv });
@@ -257,12 +275,14 @@ export async function profileTarget(
   const common = { key: target, connections: options.connections, durationSec: options.durationSec };
   const spec: LoadSpec = target.startsWith('hand')
     ? { ...common, ...JSON_POST, url: `${server.url}${HAND_WRITTEN_PATH}`, body: FORECAST_BODY }
-    : {
-        ...common,
-        ...JSON_POST,
-        url: `${server.url}/tools/${toolIdFor(tool)}:invoke`,
-        body: tool === 'bench_forecast' ? FORECAST_BODY : chainBody(tool),
-      };
+    : target === 'mcp'
+      ? { ...common, ...MCP_FORECAST, url: `${server.url}/mcp` }
+      : {
+          ...common,
+          ...JSON_POST,
+          url: `${server.url}/tools/${toolIdFor(tool)}:invoke`,
+          body: tool === 'bench_forecast' ? FORECAST_BODY : chainBody(tool),
+        };
   // A profile cannot start late: start-up and the warm-up are in it too, and
   // only the samples taken during the measured run are counted.
   await runLoad({ ...spec, durationSec: options.warmupSec });

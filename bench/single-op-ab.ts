@@ -9,7 +9,8 @@
  *
  *   node bench/single-op-ab.ts [--rounds 9 --duration 4 --warmup 15 --connections 8] \
  *     name=kind:tree[:KEY=value,…] …
- *   kinds: hand, hand_tel, sculptor, sculptor_tel
+ *   kinds: hand, hand_tel, sculptor, sculptor_tel, mcp (the gateway's MCP face: tools/call of the
+ *   same tool, protocol 2026-07-28)
  *
  * The first variant is the baseline of the ratios; per-round ratios pair
  * variants measured within the same round.
@@ -25,7 +26,7 @@ import { parseArgs } from 'node:util';
 import { toolIdFor } from '../src/compile/tool-signature.ts';
 import { type ReadyMessage, startChild } from './child.ts';
 import { foreignCores, pidsNamed, snapshot, usedMs } from './cpu.ts';
-import { FORECAST_BODY, HAND_WRITTEN_PATH, JSON_POST } from './invocations.ts';
+import { FORECAST_BODY, HAND_WRITTEN_PATH, JSON_POST, MCP_FORECAST } from './invocations.ts';
 import type { LoadResult, LoadSpec } from './load.ts';
 import { median } from './stats.ts';
 
@@ -170,22 +171,30 @@ async function main(): Promise<void> {
           [],
         );
         url = invokeUrl(server.url);
+      } else if (kind === 'mcp') {
+        server = await forkTree(
+          path.join(root, 'bench/sculptor.ts'),
+          [path.join(root, 'bench/sculpts/')],
+          { ...env, ...extra },
+          [],
+        );
+        url = `${server.url}/mcp`;
       } else if (kind === 'sculptor_tel') {
         server = await cliGateway(root, { ...env, ...otel, ...extra }, path.join(tmp, `${name}.log`));
         url = invokeUrl(server.url);
       } else {
-        throw new Error(`${arg}: kind must be hand, hand_tel, sculptor or sculptor_tel`);
+        throw new Error(`${arg}: kind must be hand, hand_tel, sculptor, sculptor_tel or mcp`);
       }
       servers.push(server);
-      const res = await fetch(url, { method: 'POST', headers: JSON_POST.headers, body: FORECAST_BODY });
+      const request = kind === 'mcp' ? MCP_FORECAST : { ...JSON_POST, body: FORECAST_BODY };
+      const res = await fetch(url, request);
       const text = await res.text();
       if (res.status !== 200 || !text.includes('"temperature"'))
         throw new Error(`${name}: ${res.status} ${text}`);
       const spec: LoadSpec = {
         key: name,
-        ...JSON_POST,
+        ...request,
         url,
-        body: FORECAST_BODY,
         connections: Number(args.connections),
         durationSec: Number(args.duration),
       };

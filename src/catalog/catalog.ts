@@ -1,5 +1,4 @@
 import type { CompiledTool } from '../compile/compile-tool.ts';
-import { toolIdFor } from '../compile/tool-signature.ts';
 import { SculptorError } from '../errors/sculptor-error.ts';
 import { buildGroups, groupIdOf, type ToolGroup } from './tool-groups.ts';
 import { type SearchResult, ToolSearch } from './tool-search.ts';
@@ -41,6 +40,8 @@ export interface ToolFilter {
  */
 export class Catalog {
   readonly #byId: Map<string, CatalogTool>;
+  /** By name too: a face that is sent a name (MCP, A2T-lite) finds it without hashing it to its id. */
+  readonly #byName: Map<string, CatalogTool>;
   /** Sorted by name: the order of every listing, and the key of paging cursors. */
   readonly #sorted: CatalogTool[];
   #search: ToolSearch<CatalogTool> | undefined;
@@ -59,6 +60,7 @@ export class Catalog {
       })
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     this.#byId = new Map(this.#sorted.map((t) => [t.toolId, t]));
+    this.#byName = new Map(this.#sorted.map((t) => [t.name, t]));
     for (const t of this.#sorted)
       this.#groupOf.set(t, root === undefined ? null : groupIdOf(root, t.current.file));
     this.#groups = buildGroups(this.#sorted, (t) => this.#groupOf.get(t) ?? null);
@@ -66,7 +68,7 @@ export class Catalog {
 
   /** The tool whose current version has this name. */
   named(name: string): CatalogTool | undefined {
-    return this.#byId.get(toolIdFor(name));
+    return this.#byName.get(name);
   }
 
   /** The group a tool's folder makes (its current version's), or null for a tool at the root. */

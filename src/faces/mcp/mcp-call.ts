@@ -83,7 +83,8 @@ function findTool(catalog: Catalog, audience: ToolAudience, call: ToolCall): Com
     );
   }
   try {
-    const toolId = toolIdFor(call.name);
+    // The id is a hash of the name: the catalog's name index spares computing it per call.
+    const toolId = catalog.named(call.name)?.toolId ?? toolIdFor(call.name);
     return pinned === undefined
       ? catalog.find(audience, toolId).current
       : catalog.findVersion(audience, toolId, pinned as number);

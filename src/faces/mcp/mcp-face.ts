@@ -63,6 +63,18 @@ export function createMcpFace(options: McpFaceOptions): McpFace {
   const extra = options.allowedHosts ?? [];
   const origins = [...localhostAllowedHostnames(), ...extra];
   const hosts = extra.length > 0 || options.loopbackOnly ? origins : undefined;
+  // The SDK's check parses the header as a URL; clients send the same few Host values, so each
+  // verdict is kept (a bounded number of them: a scanner sending many is answered, not cached).
+  const hostVerdicts = new Map<string, boolean>();
+  const hostAllowed = (host: string | undefined): boolean => {
+    if (host === undefined) return validateHostHeader(host, hosts!).ok;
+    let ok = hostVerdicts.get(host);
+    if (ok === undefined) {
+      ok = validateHostHeader(host, hosts!).ok;
+      if (hostVerdicts.size < 64) hostVerdicts.set(host, ok);
+    }
+    return ok;
+  };
 
   const handler: McpHttpHandler = createMcpHandler(
     mcpServerFactory(options, (rc) => callerOfRequest(rc.authInfo)),
@@ -73,7 +85,7 @@ export function createMcpFace(options: McpFaceOptions): McpFace {
   app.all(endpoint, async (c) => {
     // DNS rebinding (MCP transports, "Security Warning"): a page on another site must not reach
     // a local gateway through the browser.
-    if (hosts && !validateHostHeader(c.req.header('host'), hosts).ok) {
+    if (hosts && !hostAllowed(c.req.header('host'))) {
       return forbidden('The Host header names a host this gateway does not serve.');
     }
     if (!validateOriginHeader(c.req.header('origin'), origins).ok) {

@@ -12,7 +12,14 @@ import { toolIdFor } from '../src/compile/tool-signature.ts';
 import { startChild } from './child.ts';
 import { startCliGateway } from './cli-gateway.ts';
 import { foreignCores, snapshot } from './cpu.ts';
-import { BENCH_SCULPTS, chainBody, FORECAST_BODY, HAND_WRITTEN_PATH, JSON_POST } from './invocations.ts';
+import {
+  BENCH_SCULPTS,
+  chainBody,
+  FACE_INVOCATIONS,
+  FORECAST_BODY,
+  HAND_WRITTEN_PATH,
+  JSON_POST,
+} from './invocations.ts';
 import type { LoadResult, LoadSpec } from './load.ts';
 
 interface ProfileNode {
@@ -198,7 +205,16 @@ function monotonicUs(): number {
   return Number(process.hrtime.bigint() / 1000n);
 }
 
-export const PROFILE_TARGETS = ['hand', 'sculptor', 'chain', 'chain_cached', 'hand_tel', 'sculptor_tel'];
+export const PROFILE_TARGETS = [
+  'bare',
+  'hand',
+  'sculptor',
+  'sculptor_lite',
+  'chain',
+  'chain_cached',
+  'hand_tel',
+  'sculptor_tel',
+];
 
 export async function profileTarget(
   target: string,
@@ -228,7 +244,10 @@ export async function profileTarget(
   ];
   let server: { url: string; process: ChildProcess; stop(): Promise<void> };
   let tool = 'bench_forecast';
-  if (target === 'hand' || target === 'hand_tel') {
+  if (target === 'bare') {
+    const child = await startChild('bare-proxy.ts', { env, execArgv });
+    server = { url: child.ready.url!, process: child.process, stop: child.stop };
+  } else if (target === 'hand' || target === 'hand_tel') {
     const telemetry = target === 'hand_tel';
     const child = await startChild('hand-written.ts', {
       env: telemetry ? { ...env, ...otel, BENCH_TELEMETRY: '1', OTEL_SERVICE_NAME: 'hand-written' } : env,
@@ -246,23 +265,30 @@ export async function profileTarget(
       },
     );
   } else {
-    const named = { sculptor: 'bench_forecast', chain: 'bench_chain', chain_cached: 'bench_chain_cached' }[
-      target
-    ];
+    const named = {
+      sculptor: 'bench_forecast',
+      sculptor_lite: 'bench_forecast',
+      chain: 'bench_chain',
+      chain_cached: 'bench_chain_cached',
+    }[target];
     if (!named) throw new Error(`Unknown profile target '${target}' (${PROFILE_TARGETS.join(', ')}).`);
     tool = named;
     const child = await startChild('sculptor.ts', { args: [BENCH_SCULPTS], env, execArgv });
     server = { url: child.ready.url!, process: child.process, stop: child.stop };
   }
   const common = { key: target, connections: options.connections, durationSec: options.durationSec };
-  const spec: LoadSpec = target.startsWith('hand')
-    ? { ...common, ...JSON_POST, url: `${server.url}${HAND_WRITTEN_PATH}`, body: FORECAST_BODY }
-    : {
-        ...common,
-        ...JSON_POST,
-        url: `${server.url}/tools/${toolIdFor(tool)}:invoke`,
-        body: tool === 'bench_forecast' ? FORECAST_BODY : chainBody(tool),
-      };
+  const lite = FACE_INVOCATIONS.find((f) => f.key === 'lite')!;
+  const spec: LoadSpec =
+    target.startsWith('hand') || target === 'bare'
+      ? { ...common, ...JSON_POST, url: `${server.url}${HAND_WRITTEN_PATH}`, body: FORECAST_BODY }
+      : target === 'sculptor_lite'
+        ? { ...common, ...JSON_POST, url: `${server.url}${lite.path}`, body: lite.body }
+        : {
+            ...common,
+            ...JSON_POST,
+            url: `${server.url}/tools/${toolIdFor(tool)}:invoke`,
+            body: tool === 'bench_forecast' ? FORECAST_BODY : chainBody(tool),
+          };
   // A profile cannot start late: start-up and the warm-up are in it too, and
   // only the samples taken during the measured run are counted.
   await runLoad({ ...spec, durationSec: options.warmupSec });

@@ -1,67 +1,21 @@
 /**
- * What bench/sculpts/bench_forecast.v1.sculpt.yaml does, written by hand the
- * way a careful engineer would: a plain Hono handler that validates the A2T
- * invocation body, calls the backend through a pooled undici client with
- * timeouts, picks the two fields and answers A2T output parameters. No
- * generic machinery: one route, one tool, everything known in advance.
+ * What bench/sculpts/bench_forecast.v1.sculpt.yaml does, written by hand as the leanest
+ * handler a good engineer would write on the same framework as the gateway (issue #18): one
+ * Hono route over @hono/node-server doing the duties of forecast-duties.ts (the body read from
+ * Node's request with a content-length check and a counted stream, the A2T body validated, a
+ * pooled undici call with a deadline and a bounded answer, two fields picked, A2T answered).
+ * No generic machinery: one route, one tool, everything known in advance. With
+ * BENCH_TELEMETRY=1, the same under the same OpenTelemetry SDK set-up as the gateway.
  */
 import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
+import { type HttpBindings, serve } from '@hono/node-server';
 import { type Context, Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { pino } from 'pino';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { Pool } from 'undici';
 import { failStart, serveUntilStopped } from './child.ts';
+import { createPool, invokeForecast } from './forecast-duties.ts';
 import { HAND_WRITTEN_PATH } from './invocations.ts';
-
-const OFFICES = new Set(['BOX', 'LWX', 'OKX', 'PHI']);
-const MAX_BODY_BYTES = 64 * 1024;
-
-interface Forecast {
-  properties?: { periods?: Array<{ temperature?: unknown; shortForecast?: unknown }> };
-}
-
-type Problem = { status: 400 | 413 | 415 | 502 | 504; title: string; detail: string };
-
-function problem(c: Context, p: Problem): Response {
-  return c.body(JSON.stringify({ type: 'about:blank', ...p }), p.status, {
-    'content-type': 'application/problem+json',
-  });
-}
-
-/** The grid point asked for, or the list of what is wrong with the call. */
-function readInputs(body: unknown): { office: string; x: number; y: number } | string[] {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return ['body must be an object'];
-  const { name, input_parameters: given, ...rest } = body as Record<string, unknown>;
-  const errors = Object.keys(rest).map((k) => `${k} is not part of an A2T invocation`);
-  if (name !== 'bench_forecast') errors.push('name must be "bench_forecast"');
-  if (!Array.isArray(given)) return [...errors, 'input_parameters must be an array'];
-  const values = new Map<string, unknown>();
-  for (const item of given as unknown[]) {
-    const p = item as { name?: unknown; value?: unknown } | null;
-    if (typeof p !== 'object' || p === null || typeof p.name !== 'string') {
-      errors.push('each input parameter must be {name, value}');
-    } else if (values.has(p.name)) errors.push(`${p.name} is given twice`);
-    else values.set(p.name, p.value);
-  }
-  for (const key of values.keys()) {
-    if (key !== 'office' && key !== 'x' && key !== 'y') errors.push(`${key} is not an input`);
-  }
-  const office = values.get('office');
-  if (typeof office !== 'string' || !OFFICES.has(office)) errors.push('office must be BOX, LWX, OKX or PHI');
-  const grid = (key: 'x' | 'y'): number => {
-    const v = values.get(key);
-    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0 || v > 500) {
-      errors.push(`${key} must be an integer from 0 to 500`);
-    }
-    return v as number;
-  };
-  const x = grid('x');
-  const y = grid('y');
-  return errors.length > 0 ? errors : { office: office as string, x, y };
-}
 
 /**
  * The production telemetry set-up, done by hand: the process runs under the
@@ -72,7 +26,11 @@ function readInputs(body: unknown): { office: string; x: number; y: number } | s
  * gauge, default process metrics) served at /metrics, and one JSON log line
  * per request, with the trace ids, on stdout.
  */
-function withTelemetry(app: Hono, route: string, handler: (c: Context) => Promise<Response>): void {
+function withTelemetry(
+  app: Hono<{ Bindings: HttpBindings }>,
+  route: string,
+  handler: (c: Context<{ Bindings: HttpBindings }>) => Promise<Response>,
+): void {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const labelNames = ['route', 'status'] as const;
@@ -133,77 +91,15 @@ function withTelemetry(app: Hono, route: string, handler: (c: Context) => Promis
 
 export function createHandWrittenApp(
   backendUrl: string,
-  options: { telemetry?: boolean; honoBodyLimit?: boolean } = {},
-): { app: Hono; close: () => Promise<void> } {
-  const pool = new Pool(backendUrl, {
-    connections: 64,
-    connectTimeout: 2_000,
-    headersTimeout: 10_000,
-    bodyTimeout: 10_000,
-  });
-  const app = new Hono();
-  // Hono's bodyLimit, as its documentation advises. It asks `c.req.raw.body`, which makes
-  // @hono/node-server build a web Request and stream; without it (BENCH_HAND_BODY_LIMIT=none,
-  // for comparison only) `c.req.json()` reads straight from the socket, with no limit at all.
-  if (options.honoBodyLimit !== false) {
-    app.post(
-      HAND_WRITTEN_PATH,
-      bodyLimit({
-        maxSize: MAX_BODY_BYTES,
-        onError: (c) =>
-          problem(c, { status: 413, title: 'Payload Too Large', detail: 'The body is too large.' }),
-      }),
-    );
-  }
-  const forecast = async (c: Context): Promise<Response> => {
-    if (!/^application\/json\b/i.test(c.req.header('content-type') ?? '')) {
-      return problem(c, { status: 415, title: 'Unsupported Media Type', detail: 'Send application/json.' });
-    }
-    let body: unknown;
-    try {
-      body = await c.req.json();
-    } catch {
-      return problem(c, { status: 400, title: 'Bad Request', detail: 'The body is not JSON.' });
-    }
-    const inputs = readInputs(body);
-    if (Array.isArray(inputs)) {
-      return problem(c, { status: 400, title: 'Invalid tool call', detail: inputs.join('; ') });
-    }
-
-    let answer: Forecast;
-    try {
-      const res = await pool.request({
-        method: 'GET',
-        path: `/gridpoints/${inputs.office}/${inputs.x},${inputs.y}/forecast`,
-        headers: { accept: 'application/geo+json' },
-        signal: c.req.raw.signal,
-      });
-      if (res.statusCode !== 200) {
-        await res.body.dump();
-        return problem(c, {
-          status: 502,
-          title: 'Bad Gateway',
-          detail: `Backend answered ${res.statusCode}.`,
-        });
-      }
-      answer = (await res.body.json()) as Forecast;
-    } catch (err) {
-      const timeout = (err as { code?: string }).code?.includes('TIMEOUT') ?? false;
-      return timeout
-        ? problem(c, { status: 504, title: 'Gateway Timeout', detail: 'The backend did not answer in time.' })
-        : problem(c, { status: 502, title: 'Bad Gateway', detail: 'The backend could not be reached.' });
-    }
-
-    const period = answer.properties?.periods?.[0];
-    if (typeof period?.temperature !== 'number' || typeof period.shortForecast !== 'string') {
-      return problem(c, { status: 502, title: 'Bad Gateway', detail: 'The backend answered no forecast.' });
-    }
-    c.header('cache-control', 'no-store');
-    return c.json({
-      output_parameters: [
-        { name: 'temperature', value: period.temperature },
-        { name: 'short_forecast', value: period.shortForecast },
-      ],
+  options: { telemetry?: boolean } = {},
+): { app: Hono<{ Bindings: HttpBindings }>; close: () => Promise<void> } {
+  const pool = createPool(backendUrl);
+  const app = new Hono<{ Bindings: HttpBindings }>();
+  const forecast = async (c: Context<{ Bindings: HttpBindings }>): Promise<Response> => {
+    const answer = await invokeForecast(pool, c.env.incoming);
+    return c.body(answer.body, answer.status as 200, {
+      'content-type': answer.type,
+      'cache-control': 'no-store',
     });
   };
   if (options.telemetry) withTelemetry(app, HAND_WRITTEN_PATH, forecast);
@@ -216,7 +112,6 @@ async function main(): Promise<void> {
   if (!backendUrl) throw new Error('BENCH_BACKEND_URL is not set');
   const { app, close } = createHandWrittenApp(backendUrl, {
     telemetry: process.env.BENCH_TELEMETRY === '1',
-    honoBodyLimit: process.env.BENCH_HAND_BODY_LIMIT !== 'none',
   });
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));

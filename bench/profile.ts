@@ -15,10 +15,10 @@ import { foreignCores, snapshot } from './cpu.ts';
 import {
   BENCH_SCULPTS,
   chainBody,
+  FACE_INVOCATIONS,
   FORECAST_BODY,
   HAND_WRITTEN_PATH,
   JSON_POST,
-  MCP_FORECAST,
 } from './invocations.ts';
 import type { LoadResult, LoadSpec } from './load.ts';
 
@@ -206,13 +206,15 @@ function monotonicUs(): number {
 }
 
 export const PROFILE_TARGETS = [
+  'bare',
   'hand',
   'sculptor',
+  'sculptor_lite',
+  'sculptor_mcp',
   'chain',
   'chain_cached',
   'hand_tel',
   'sculptor_tel',
-  'mcp',
 ];
 
 export async function profileTarget(
@@ -243,7 +245,10 @@ export async function profileTarget(
   ];
   let server: { url: string; process: ChildProcess; stop(): Promise<void> };
   let tool = 'bench_forecast';
-  if (target === 'hand' || target === 'hand_tel') {
+  if (target === 'bare') {
+    const child = await startChild('bare-proxy.ts', { env, execArgv });
+    server = { url: child.ready.url!, process: child.process, stop: child.stop };
+  } else if (target === 'hand' || target === 'hand_tel') {
     const telemetry = target === 'hand_tel';
     const child = await startChild('hand-written.ts', {
       env: telemetry ? { ...env, ...otel, BENCH_TELEMETRY: '1', OTEL_SERVICE_NAME: 'hand-written' } : env,
@@ -263,7 +268,8 @@ export async function profileTarget(
   } else {
     const named = {
       sculptor: 'bench_forecast',
-      mcp: 'bench_forecast',
+      sculptor_lite: 'bench_forecast',
+      sculptor_mcp: 'bench_forecast',
       chain: 'bench_chain',
       chain_cached: 'bench_chain_cached',
     }[target];
@@ -273,16 +279,25 @@ export async function profileTarget(
     server = { url: child.ready.url!, process: child.process, stop: child.stop };
   }
   const common = { key: target, connections: options.connections, durationSec: options.durationSec };
-  const spec: LoadSpec = target.startsWith('hand')
-    ? { ...common, ...JSON_POST, url: `${server.url}${HAND_WRITTEN_PATH}`, body: FORECAST_BODY }
-    : target === 'mcp'
-      ? { ...common, ...MCP_FORECAST, url: `${server.url}/mcp` }
-      : {
-          ...common,
-          ...JSON_POST,
-          url: `${server.url}/tools/${toolIdFor(tool)}:invoke`,
-          body: tool === 'bench_forecast' ? FORECAST_BODY : chainBody(tool),
-        };
+  // A face other than A2T: its own path, headers and body (invocations.ts).
+  const face = FACE_INVOCATIONS.find((f) => target === `sculptor_${f.key}`);
+  const spec: LoadSpec =
+    target.startsWith('hand') || target === 'bare'
+      ? { ...common, ...JSON_POST, url: `${server.url}${HAND_WRITTEN_PATH}`, body: FORECAST_BODY }
+      : face
+        ? {
+            ...common,
+            method: 'POST',
+            headers: face.headers,
+            url: `${server.url}${face.path}`,
+            body: face.body,
+          }
+        : {
+            ...common,
+            ...JSON_POST,
+            url: `${server.url}/tools/${toolIdFor(tool)}:invoke`,
+            body: tool === 'bench_forecast' ? FORECAST_BODY : chainBody(tool),
+          };
   // A profile cannot start late: start-up and the warm-up are in it too, and
   // only the samples taken during the measured run are counted.
   await runLoad({ ...spec, durationSec: options.warmupSec });

@@ -27,10 +27,11 @@ import { type GithubSculpts, writeCatalogSculpts, writeGithubSculpts } from './g
 import {
   BENCH_SCULPTS,
   chainBody,
+  FACE_INVOCATIONS,
+  type FaceInvocation,
   FORECAST_BODY,
   HAND_WRITTEN_PATH,
   JSON_POST,
-  MCP_FORECAST,
   SLOW_MS,
   SLOW_PREFIX,
 } from './invocations.ts';
@@ -195,7 +196,9 @@ async function main(): Promise<void> {
     });
     children.push(catalogGw);
 
-    log('starting the hand-written handler, the gateway and the load generator');
+    log('starting the bare node:http proxy, the hand-written handler, the gateway and the load generator');
+    const bare = await startChild('bare-proxy.ts', { env });
+    children.push(bare);
     const hand = await startChild('hand-written.ts', { env });
     children.push(hand);
     const gateway = await startChild<GatewayReady>('sculptor.ts', {
@@ -238,6 +241,7 @@ async function main(): Promise<void> {
 
     const scenarios = await defineScenarios({
       backend,
+      bare,
       hand,
       gateway,
       slowGateway,
@@ -249,7 +253,7 @@ async function main(): Promise<void> {
     // Everything the bench runs, Redis included: the rest is other people's load.
     const ours = [
       process.pid,
-      ...[backend, hand, gateway, slowGateway, catalogGw, load].map((c) => c.process.pid!),
+      ...[backend, bare, hand, gateway, slowGateway, catalogGw, load].map((c) => c.process.pid!),
       ...(withTelemetry ? [withTelemetry.hand.process.pid!, withTelemetry.gateway.process.pid!] : []),
       ...pidsNamed('redis-server'),
     ];
@@ -362,15 +366,15 @@ function expectedForecast(value: unknown): boolean {
   );
 }
 
-/** An MCP tools/call answer's structuredContent, in the A2T shape expectedForecast reads. */
-function mcpOutputs(body: unknown): unknown {
-  const structured = (body as { result?: { structuredContent?: Record<string, unknown> } }).result
-    ?.structuredContent;
-  return { output_parameters: Object.entries(structured ?? {}).map(([name, value]) => ({ name, value })) };
-}
+/** A face's answer carries the fixture's first period. */
+const faceAnswers = (face: FaceInvocation) => (body: unknown) => {
+  const { temperature, shortForecast } = face.read(body);
+  return temperature === FIRST_PERIOD.temperature && shortForecast === FIRST_PERIOD.shortForecast;
+};
 
 async function defineScenarios(servers: {
   backend: Child;
+  bare: Child;
   hand: Child;
   gateway: Child<GatewayReady>;
   slowGateway: Child<GatewayReady>;
@@ -382,6 +386,22 @@ async function defineScenarios(servers: {
   const pid = (c: { process: ChildProcess }) => c.process.pid!;
   const gatewayUrl = servers.gateway.ready.url;
   const forecast = (url: string) => ({ ...common, ...JSON_POST, url, body: FORECAST_BODY });
+  /** The single operation through each face (A2T first), each against the hand-written handler. */
+  const faceScenarios = (gateway: string, keyPrefix: string, label: string, baseline: string): Scenario[] =>
+    FACE_INVOCATIONS.map((face) => ({
+      key: face.key === 'a2t' ? keyPrefix : `${keyPrefix}_${face.key}`,
+      label: face.key === 'a2t' ? label : `${label}, ${face.label}`,
+      baseline,
+      pid: pid(servers.gateway),
+      spec: {
+        ...common,
+        method: 'POST',
+        headers: face.headers,
+        url: `${gateway}${face.path}`,
+        body: face.body,
+      },
+      check: faceAnswers(face),
+    }));
   const scenarios: Scenario[] = [
     {
       key: 'direct',
@@ -391,29 +411,22 @@ async function defineScenarios(servers: {
       check: (body) => (body as { properties?: { periods?: unknown[] } }).properties?.periods?.length === 14,
     },
     {
-      key: 'hand',
-      label: 'Hand-written Hono handler',
+      key: 'bare',
+      label: 'Bare node:http proxy, same duties, no framework (floor)',
       baseline: 'direct',
+      pid: pid(servers.bare),
+      spec: forecast(`${servers.bare.ready.url}${HAND_WRITTEN_PATH}`),
+      check: expectedForecast,
+    },
+    {
+      key: 'hand',
+      label: 'Hand-written Hono handler (lean)',
+      baseline: 'bare',
       pid: pid(servers.hand),
       spec: forecast(`${servers.hand.ready.url}${HAND_WRITTEN_PATH}`),
       check: expectedForecast,
     },
-    {
-      key: 'sculptor',
-      label: 'Sculptor, single operation',
-      baseline: 'hand',
-      pid: pid(servers.gateway),
-      spec: forecast(invoke(gatewayUrl, 'bench_forecast')),
-      check: expectedForecast,
-    },
-    {
-      key: 'sculptor_mcp',
-      label: 'Sculptor, single operation, MCP tools/call (2026-07-28)',
-      baseline: 'sculptor',
-      pid: pid(servers.gateway),
-      spec: { ...common, ...MCP_FORECAST, url: `${gatewayUrl}/mcp` },
-      check: (body) => expectedForecast(mcpOutputs(body)),
-    },
+    ...faceScenarios(gatewayUrl, 'sculptor', 'Sculptor, single operation', 'hand'),
   ];
   if (servers.telemetry) {
     scenarios.push(
@@ -425,14 +438,12 @@ async function defineScenarios(servers: {
         spec: forecast(`${servers.telemetry.hand.ready.url}${HAND_WRITTEN_PATH}`),
         check: expectedForecast,
       },
-      {
-        key: 'sculptor_tel',
-        label: 'Sculptor, single operation, telemetry on',
-        baseline: 'hand_tel',
-        pid: pid(servers.telemetry.gateway),
-        spec: forecast(invoke(servers.telemetry.gateway.url, 'bench_forecast')),
-        check: expectedForecast,
-      },
+      ...faceScenarios(
+        servers.telemetry.gateway.url,
+        'sculptor_tel',
+        'Sculptor, single operation, telemetry on',
+        'hand_tel',
+      ).map((s) => ({ ...s, pid: pid(servers.telemetry!.gateway) })),
     );
   }
   const chainSpec = (url: string, tool: string) => ({
@@ -486,13 +497,14 @@ async function defineScenarios(servers: {
   });
   // Latency without queueing: one connection, one request at a time. Under CONNECTIONS
   // connections a saturated server's p50 is mostly the queue (connections ÷ req/s).
-  for (const key of ['hand', 'sculptor', 'catalog']) {
+  const oneConnection = ['bare', 'hand', 'sculptor', 'catalog'];
+  for (const key of oneConnection) {
     const s = scenarios.find((x) => x.key === key)!;
     scenarios.push({
       ...s,
       key: `${key}_c1`,
       label: `${s.label}, 1 connection`,
-      ...(s.baseline === 'hand' ? { baseline: 'hand_c1' } : s.baseline ? { baseline: undefined } : {}),
+      baseline: s.baseline && oneConnection.includes(s.baseline) ? `${s.baseline}_c1` : undefined,
       spec: { ...s.spec, connections: 1 },
     });
   }
@@ -664,10 +676,18 @@ function report(data: {
   const catalog = byKey.get('catalog');
   const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
   const targets: string[][] = [['Target', 'Measured', 'Verdict']];
-  const pairs: Array<[Row | undefined, Row | undefined, string]> = [
-    [sculptor, hand, ''],
-    [byKey.get('sculptor_tel'), byKey.get('hand_tel'), ', telemetry on'],
-  ];
+  const pairs: Array<[Row | undefined, Row | undefined, string]> = FACE_INVOCATIONS.flatMap((face) => {
+    const suffix = face.key === 'a2t' ? '' : `_${face.key}`;
+    const how = face.key === 'a2t' ? '' : ` (${face.label})`;
+    return [
+      [byKey.get(`sculptor${suffix}`), hand, how] as [Row | undefined, Row | undefined, string],
+      [byKey.get(`sculptor_tel${suffix}`), byKey.get('hand_tel'), `${how}, telemetry on`] as [
+        Row | undefined,
+        Row | undefined,
+        string,
+      ],
+    ];
+  });
   for (const [s, h, suffix] of pairs) {
     if (!s || !h) continue;
     const r = s.rps / h.rps;
@@ -675,6 +695,15 @@ function report(data: {
       `Single operation ≥ 0.90× hand-written req/s${suffix}`,
       `${fixed(r, 2)}× (CPU per request ${fixed(s.cpuUsPerRequest / h.cpuUsPerRequest, 2)}× hand-written's)`,
       verdict(r >= 0.9),
+    ]);
+  }
+  // Issue #15: the MCP face against A2T itself, same run.
+  const mcp = byKey.get('sculptor_mcp');
+  if (mcp && sculptor) {
+    targets.push([
+      'MCP tools/call ≥ 0.90× A2T :invoke req/s',
+      `${fixed(mcp.rps / sculptor.rps, 2)}× (CPU per request ${fixed(mcp.cpuUsPerRequest / sculptor.cpuUsPerRequest, 2)}× A2T's)`,
+      verdict(mcp.rps / sculptor.rps >= 0.9),
     ]);
   }
   const p50Pairs: Array<[Row | undefined, Row | undefined, string]> = [
@@ -745,8 +774,10 @@ function baselineName(key: string): string {
   return (
     {
       direct: 'direct',
+      bare: 'bare proxy',
       hand: 'hand-written',
       hand_c1: 'hand-written, 1 connection',
+      bare_c1: 'bare proxy, 1 connection',
       hand_tel: 'hand-written with telemetry',
       chain: 'uncached chain',
       chain_slow: 'uncached chain',
@@ -795,7 +826,9 @@ async function profileMain(targets: string[]): Promise<void> {
     }
     // Each against its hand-written counterpart, and telemetry on against off.
     const pairs = [
+      ['bare', 'hand'],
       ['hand', 'sculptor'],
+      ['hand', 'sculptor_lite'],
       ['hand', 'chain'],
       ['hand', 'chain_cached'],
       ['hand_tel', 'sculptor_tel'],

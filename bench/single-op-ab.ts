@@ -9,8 +9,8 @@
  *
  *   node bench/single-op-ab.ts [--rounds 9 --duration 4 --warmup 15 --connections 8] \
  *     name=kind:tree[:KEY=value,…] …
- *   kinds: hand, hand_tel, sculptor, sculptor_tel, mcp (the gateway's MCP face: tools/call of the
- *   same tool, protocol 2026-07-28)
+ *   kinds: bare (the node:http floor), hand, hand_tel, sculptor, sculptor_tel; a gateway kind
+ *   may name a face of invocations.ts's FACE_INVOCATIONS: sculptor_lite, sculptor_tel_lite (default A2T)
  *
  * The first variant is the baseline of the ratios; per-round ratios pair
  * variants measured within the same round.
@@ -23,10 +23,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { toolIdFor } from '../src/compile/tool-signature.ts';
 import { type ReadyMessage, startChild } from './child.ts';
 import { foreignCores, pidsNamed, snapshot, usedMs } from './cpu.ts';
-import { FORECAST_BODY, HAND_WRITTEN_PATH, JSON_POST, MCP_FORECAST } from './invocations.ts';
+import { FACE_INVOCATIONS, FORECAST_BODY, HAND_WRITTEN_PATH, JSON_POST } from './invocations.ts';
 import type { LoadResult, LoadSpec } from './load.ts';
 import { median } from './stats.ts';
 
@@ -138,7 +137,7 @@ async function main(): Promise<void> {
     const variants: Variant[] = [];
     for (const arg of positionals) {
       const [name, rest] = splitOnce(arg, '=');
-      const [kind, tree = '', extras = ''] = rest.split(':');
+      const [kind = '', tree = '', extras = ''] = rest.split(':');
       const extra = Object.fromEntries(
         extras
           .split(',')
@@ -146,10 +145,23 @@ async function main(): Promise<void> {
           .map((kv) => splitOnce(kv, '=')),
       );
       const root = path.resolve(tree);
-      const invokeUrl = (url: string) => `${url}/tools/${toolIdFor('bench_forecast')}:invoke`;
+      const gatewayKind = kind.startsWith('sculptor_tel')
+        ? 'sculptor_tel'
+        : kind.startsWith('sculptor')
+          ? 'sculptor'
+          : kind;
+      const faceKey = gatewayKind === kind ? 'a2t' : kind.slice(gatewayKind.length + 1);
+      const face = FACE_INVOCATIONS.find((f) => f.key === faceKey);
+      if (!face)
+        throw new Error(`${arg}: no face '${faceKey}' (${FACE_INVOCATIONS.map((f) => f.key).join(', ')})`);
+      const invokeUrl = (url: string) => `${url}${face.path}`;
+      let body = FORECAST_BODY;
       let server: Server;
       let url: string;
-      if (kind === 'hand' || kind === 'hand_tel') {
+      if (kind === 'bare') {
+        server = await forkTree(path.join(root, 'bench/bare-proxy.ts'), [], { ...env, ...extra }, []);
+        url = `${server.url}${HAND_WRITTEN_PATH}`;
+      } else if (kind === 'hand' || kind === 'hand_tel') {
         const tel = kind === 'hand_tel';
         server = await forkTree(
           path.join(root, 'bench/hand-written.ts'),
@@ -163,7 +175,7 @@ async function main(): Promise<void> {
           tel ? path.join(tmp, `${name}.log`) : undefined,
         );
         url = `${server.url}${HAND_WRITTEN_PATH}`;
-      } else if (kind === 'sculptor') {
+      } else if (gatewayKind === 'sculptor') {
         server = await forkTree(
           path.join(root, 'bench/sculptor.ts'),
           [path.join(root, 'bench/sculpts/')],
@@ -171,30 +183,24 @@ async function main(): Promise<void> {
           [],
         );
         url = invokeUrl(server.url);
-      } else if (kind === 'mcp') {
-        server = await forkTree(
-          path.join(root, 'bench/sculptor.ts'),
-          [path.join(root, 'bench/sculpts/')],
-          { ...env, ...extra },
-          [],
-        );
-        url = `${server.url}/mcp`;
-      } else if (kind === 'sculptor_tel') {
+        body = face.body;
+      } else if (gatewayKind === 'sculptor_tel') {
         server = await cliGateway(root, { ...env, ...otel, ...extra }, path.join(tmp, `${name}.log`));
         url = invokeUrl(server.url);
+        body = face.body;
       } else {
-        throw new Error(`${arg}: kind must be hand, hand_tel, sculptor, sculptor_tel or mcp`);
+        throw new Error(`${arg}: kind must be bare, hand, hand_tel, sculptor[_face] or sculptor_tel[_face]`);
       }
       servers.push(server);
-      const request = kind === 'mcp' ? MCP_FORECAST : { ...JSON_POST, body: FORECAST_BODY };
-      const res = await fetch(url, request);
+      const res = await fetch(url, { method: 'POST', headers: JSON_POST.headers, body });
       const text = await res.text();
       if (res.status !== 200 || !text.includes('"temperature"'))
         throw new Error(`${name}: ${res.status} ${text}`);
       const spec: LoadSpec = {
         key: name,
-        ...request,
+        ...JSON_POST,
         url,
+        body,
         connections: Number(args.connections),
         durationSec: Number(args.duration),
       };

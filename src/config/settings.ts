@@ -178,6 +178,13 @@ export interface TelemetrySettings {
   tracing: boolean;
   /** Why tracing is on or off, for the start-up log. */
   reason: string;
+  /**
+   * An HTTP CLIENT span per backend call (undici's instrumentation), SCULPTOR_TRACE_BACKEND_CALLS
+   * (default off, issue #18): the step (or, for a one-step tool, the execute_tool span) already
+   * says which backend and operation, the status and the time; with it off the gateway still
+   * sends the trace context to the backend itself.
+   */
+  backendCallSpans?: boolean;
 }
 
 const PROTOCOLS = ['http/protobuf', 'http/json', 'grpc'];
@@ -232,6 +239,12 @@ function telemetryProblems(env: Env): string[] {
       problems.push(`OTEL_TRACES_EXPORTER must list ${EXPORTERS.join(', ')} (got '${exporter}').`);
     }
   }
+  const calls = (env.SCULPTOR_TRACE_BACKEND_CALLS ?? '').trim().toLowerCase();
+  if (calls !== '' && calls !== 'true' && calls !== 'false') {
+    problems.push(
+      `SCULPTOR_TRACE_BACKEND_CALLS must be true or false (got '${env.SCULPTOR_TRACE_BACKEND_CALLS}').`,
+    );
+  }
   const disabled = (env.OTEL_SDK_DISABLED ?? '').toLowerCase();
   if (disabled !== '' && disabled !== 'true' && disabled !== 'false') {
     problems.push(`OTEL_SDK_DISABLED must be true or false (got '${env.OTEL_SDK_DISABLED}').`);
@@ -252,9 +265,10 @@ export function readTelemetrySettings(env: Env = process.env): TelemetrySettings
     .filter(Boolean);
   if (exporters[0] === 'none') return { tracing: false, reason: 'OTEL_TRACES_EXPORTER=none' };
   const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  const backendCallSpans = (env.SCULPTOR_TRACE_BACKEND_CALLS ?? '').trim().toLowerCase() === 'true';
   if (exporters.some((e) => e !== 'otlp')) {
-    return { tracing: true, reason: `OTEL_TRACES_EXPORTER=${exporters.join(',')}` };
+    return { tracing: true, reason: `OTEL_TRACES_EXPORTER=${exporters.join(',')}`, backendCallSpans };
   }
-  if (endpoint) return { tracing: true, reason: 'an OTLP endpoint is set' };
+  if (endpoint) return { tracing: true, reason: 'an OTLP endpoint is set', backendCallSpans };
   return { tracing: false, reason: 'no OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' };
 }

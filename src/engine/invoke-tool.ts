@@ -151,21 +151,27 @@ export function createEngine(options: EngineOptions): Engine {
           };
           reports.push(report);
           const run = Promise.all(step.dependsOn.map((id) => running.get(id))).then(() =>
-            traceStep(describeStep(step), report, async () => {
-              const t0 = performance.now();
-              try {
-                ctx.steps[step.id] = await runStep(step, ctx, report);
-                onProgress?.(++done, tool.steps.length);
-              } catch (err) {
-                const error = toSculptorError(err);
-                report.errorCode = error.code;
-                if (error.hint !== undefined) report.errorHint = error.hint;
-                if (report.outcome === 'not_run') report.outcome = 'error';
-                throw err;
-              } finally {
-                report.durationMs = performance.now() - t0;
-              }
-            }),
+            // A tool of one step: its step is folded into the execute_tool span (issue #18).
+            traceStep(
+              describeStep(step),
+              report,
+              async () => {
+                const t0 = performance.now();
+                try {
+                  ctx.steps[step.id] = await runStep(step, ctx, report);
+                  onProgress?.(++done, tool.steps.length);
+                } catch (err) {
+                  const error = toSculptorError(err);
+                  report.errorCode = error.code;
+                  if (error.hint !== undefined) report.errorHint = error.hint;
+                  if (report.outcome === 'not_run') report.outcome = 'error';
+                  throw err;
+                } finally {
+                  report.durationMs = performance.now() - t0;
+                }
+              },
+              tool.steps.length === 1,
+            ),
           );
           // A failed step ends the invocation: stop the others' backend calls.
           run.catch(() => abort.abort());

@@ -14,6 +14,7 @@ import type { BackendRequest, BackendResponse } from '../http/backend-client.ts'
 import type { CallBudget, ResilientSendOptions } from '../http/resilient-sender.ts';
 import type { TokenSource } from '../oauth/token-source.ts';
 import { buildRequest } from '../openapi/build-request.ts';
+import { withTraceContext } from '../telemetry/tracing.ts';
 import {
   credentialsFor,
   type InvocationCaller,
@@ -122,15 +123,19 @@ export async function runStep(step: CompiledStep, ctx: StepContext, report: Step
         `The tool needed more backend calls than the gateway allows per invocation (step '${step.id}').`,
       );
     }
-    return ctx.sender.send(withCredentials(request, auth), {
-      signal: ctx.signal,
-      deadlineAt: ctx.deadlineAt,
-      idempotent: step.idempotent,
-      // Its own circuit breaker: another operation of the same backend failing does not pause it.
-      operation: `${step.operation.method} ${step.operation.path}`,
-      allowPrivate: ctx.allowPrivate || step.backend.allowPrivate,
-      ...(ctx.calls ? { calls: ctx.calls } : {}),
-    });
+    const sent = withCredentials(request, auth);
+    return ctx.sender.send(
+      { ...sent, headers: withTraceContext(sent.headers) },
+      {
+        signal: ctx.signal,
+        deadlineAt: ctx.deadlineAt,
+        idempotent: step.idempotent,
+        // Its own circuit breaker: another operation of the same backend failing does not pause it.
+        operation: `${step.operation.method} ${step.operation.path}`,
+        allowPrivate: ctx.allowPrivate || step.backend.allowPrivate,
+        ...(ctx.calls ? { calls: ctx.calls } : {}),
+      },
+    );
   };
 
   const send = async (): Promise<StoredAnswer> => {

@@ -216,30 +216,41 @@ export async function startGateway({
   };
 
   const app = new Hono();
+  /**
+   * One middleware for what the server decides before any face (issue #18: each middleware
+   * costs Hono a compose step per request, measurable on the single operation):
+   * - routes match the raw path (issue #13 F7): a dot segment would be resolved by URL parsing,
+   *   so a proxy's path rules and this route table would disagree on what was asked. Refused;
+   * - liveness, readiness and metrics are answered even while draining, and have no span;
+   * - while draining every other request is refused (503 gateway.draining, in its face's form);
+   * - with an SDK, the request's SERVER span, named by its face's route template.
+   */
   app.use('*', async (c, next) => {
+    const raw = rawPath(c);
+    if (hasDotSegment(raw)) {
+      return routed(raw).face.refuse(
+        c,
+        new SculptorError(
+          'request.malformed',
+          "The path has a '.' or '..' segment (percent-encoded or not); send the resource's path as it is, without dot segments.",
+        ),
+      );
+    }
+    if (OPERATIONAL_PATHS.has(raw)) return next();
+    if (draining) {
+      return routed(raw).face.refuse(
+        c,
+        new SculptorError('gateway.draining', 'The gateway is shutting down; retry.'),
+      );
+    }
     // No SDK, no span: nothing here would be read (see tracingActive).
     if (!tracingActive()) return next();
-    const path = new URL(c.req.url).pathname;
-    if (OPERATIONAL_PATHS.has(path)) return next();
     await traceServerRequest(
-      { method: c.req.method, route: routed(path).route, headers: c.req.raw.headers },
+      { method: c.req.method, route: routed(raw).route, headers: c.req.raw.headers },
       async () => {
         await next();
         return c.res.status;
       },
-    );
-  });
-  // Routes match the raw path (issue #13 F7): a dot segment would be resolved by URL parsing,
-  // so a proxy's path rules and this route table would disagree on what was asked. Refused.
-  app.use('*', async (c, next) => {
-    const raw = rawPath(c);
-    if (!hasDotSegment(raw)) return next();
-    return routed(raw).face.refuse(
-      c,
-      new SculptorError(
-        'request.malformed',
-        "The path has a '.' or '..' segment (percent-encoded or not); send the resource's path as it is, without dot segments.",
-      ),
     );
   });
   // Liveness answers from the event loop alone; readiness never depends on
@@ -253,11 +264,6 @@ export async function startGateway({
   app.get('/metrics', async (c) =>
     c.body(await metrics.render(), 200, { 'content-type': metrics.contentType }),
   );
-  app.use('*', async (c, next) => {
-    if (!draining) return next();
-    const error = new SculptorError('gateway.draining', 'The gateway is shutting down; retry.');
-    return routed(rawPath(c)).face.refuse(c, error);
-  });
   const callersInForce = () => callers;
   for (const mount of mounts) app.route('/', mount(callersInForce));
   for (const face of faces) app.route('/', face.app);

@@ -46,17 +46,27 @@ if (settings.tracing) {
     // Traces only: no OTLP metrics or logs (Prometheus /metrics, JSON on stdout).
     metricReaders: [],
     logRecordProcessors: [],
-    instrumentations: [
-      new UndiciInstrumentation({
-        // Only backend calls made inside an invocation: no root spans of stray requests.
-        requireParentforSpans: true,
-        startSpanHook: (request) => backendClientAttributes(request),
-      }),
-    ],
+    // A CLIENT span per backend call only when asked (SCULPTOR_TRACE_BACKEND_CALLS=true,
+    // issue #18); otherwise the gateway injects the trace context into backend calls itself
+    // (tracing.ts, withTraceContext).
+    instrumentations: settings.backendCallSpans
+      ? [
+          new UndiciInstrumentation({
+            // Only backend calls made inside an invocation: no root spans of stray requests.
+            requireParentforSpans: true,
+            startSpanHook: (request) => backendClientAttributes(request),
+          }),
+        ]
+      : [],
   });
   sdk.start();
   enableRedisSpans();
-  setTelemetryHandle({ tracing: true, reason: settings.reason, shutdown: () => sdk.shutdown() });
+  setTelemetryHandle({
+    tracing: true,
+    reason: settings.reason,
+    backendCallSpans: settings.backendCallSpans === true,
+    shutdown: () => sdk.shutdown(),
+  });
 } else {
   setTelemetryHandle({ tracing: false, reason: settings.reason, shutdown: async () => {} });
 }

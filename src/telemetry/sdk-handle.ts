@@ -8,6 +8,8 @@ export interface TelemetryHandle {
   /** Why tracing is on or off ("an OTLP endpoint is set", …). */
   reason: string;
   tracing: boolean;
+  /** Whether backend calls get an HTTP CLIENT span of their own (SCULPTOR_TRACE_BACKEND_CALLS). */
+  backendCallSpans?: boolean;
   /** Exports what is buffered and stops the SDK. */
   shutdown(): Promise<void>;
 }

@@ -11,12 +11,14 @@ import {
   type Context,
   context,
   createContextKey,
+  propagation,
   ProxyTracerProvider,
   type Span,
   SpanStatusCode,
   trace,
 } from '@opentelemetry/api';
 import { redactUrl } from '../http/redact-url.ts';
+import { telemetryHandle } from './sdk-handle.ts';
 
 export const TRACER_NAME = 'sculptor';
 
@@ -120,37 +122,59 @@ export interface StepResult {
   errorCode?: string;
 }
 
+function stepAttributes(step: StepDescription): Record<string, string> {
+  return {
+    [ATTR.stepId]: step.id,
+    [ATTR.backend]: step.backend,
+    [ATTR.operation]: step.operation,
+    ...(step.operationId ? { [ATTR.operationId]: step.operationId } : {}),
+    [ATTR.urlTemplate]: step.urlTemplate,
+  };
+}
+
 /**
  * Runs one step inside its own span, a child of the invocation span, and
  * makes the backend call's URL template available to the HTTP client span.
+ *
+ * `fold` (a tool of one step, issue #18): no span of its own, which would say nothing its
+ * parent does not; its attributes (step id, backend, operation, URL template, outcome, cache,
+ * status, error) go on the active span, the invocation's `execute_tool`.
  */
-export function traceStep<T>(step: StepDescription, result: StepResult, run: () => Promise<T>): Promise<T> {
+export function traceStep<T>(
+  step: StepDescription,
+  result: StepResult,
+  run: () => Promise<T>,
+  fold = false,
+): Promise<T> {
   if (!tracingActive()) return run();
   const call: BackendCall = { backend: step.backend, urlTemplate: step.urlTemplate };
   const ctx = context.active().setValue(BACKEND_CALL, call);
+  if (fold) {
+    const parent = trace.getSpan(ctx);
+    parent?.setAttributes(stepAttributes(step));
+    return context.with(ctx, async () => {
+      try {
+        return await run();
+      } finally {
+        if (parent) endStep(parent, result, false);
+      }
+    });
+  }
   return tracer().startActiveSpan(
     `step ${step.id}`,
-    {
-      attributes: {
-        [ATTR.stepId]: step.id,
-        [ATTR.backend]: step.backend,
-        [ATTR.operation]: step.operation,
-        ...(step.operationId ? { [ATTR.operationId]: step.operationId } : {}),
-        [ATTR.urlTemplate]: step.urlTemplate,
-      },
-    },
+    { attributes: stepAttributes(step) },
     ctx,
     async (span) => {
       try {
         return await run();
       } finally {
-        endStep(span, result);
+        endStep(span, result, true);
       }
     },
   );
 }
 
-function endStep(span: Span, result: StepResult): void {
+function endStep(span: Span, result: StepResult, end: boolean): void {
   span.setAttribute(ATTR.stepOutcome, result.outcome);
   span.setAttribute(ATTR.cache, result.cache);
   if (result.status !== undefined) span.setAttribute(ATTR.httpStatus, result.status);
@@ -158,7 +182,23 @@ function endStep(span: Span, result: StepResult): void {
     span.setAttribute(ATTR.errorType, result.errorCode);
     span.setStatus({ code: SpanStatusCode.ERROR });
   }
-  span.end();
+  if (end) span.end();
+}
+
+/**
+ * The backend request's headers with the W3C trace context of the active span (the step's, or
+ * the invocation's for a folded step) added, when the gateway propagates it itself: tracing is
+ * on and the HTTP client spans are off (SCULPTOR_TRACE_BACKEND_CALLS unset), so that a backend
+ * still joins the caller's trace. With client spans on, undici's instrumentation injects the
+ * client span's context instead; without tracing nothing is added.
+ */
+export function withTraceContext(headers: Record<string, string>): Record<string, string> {
+  if (!tracingActive()) return headers;
+  const handle = telemetryHandle();
+  if (handle?.tracing !== true || handle.backendCallSpans === true) return headers;
+  const carrier = { ...headers };
+  propagation.inject(context.active(), carrier);
+  return carrier;
 }
 
 /** trace_id and span_id of the active span, for log lines; empty when there is none. */

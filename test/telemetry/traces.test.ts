@@ -34,6 +34,8 @@ beforeAll(async () => {
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_SERVICE_NAME: 'sculptor-traces-test',
       OTEL_BSP_SCHEDULE_DELAY: '100',
+      // Every span the gateway can record, HTTP client spans included (off by default).
+      SCULPTOR_TRACE_BACKEND_CALLS: 'true',
       LOG_LEVEL: 'info',
     },
   });
@@ -239,11 +241,16 @@ describe('other requests', () => {
       'error.type': 'upstream.error',
     });
     expect(tool.status.code).toBe(2);
-    const step = spans.find((s) => s.parentSpanId === tool.spanId)!;
-    expect(step.attributes).toMatchObject({
+    // One step: folded into execute_tool (issue #18), its attributes on it; no span of its own.
+    expect(tool.attributes).toMatchObject({
+      'sculptor.step.id': 'fail',
+      'sculptor.step.outcome': 'error',
       'http.response.status_code': 500,
-      'error.type': 'upstream.error',
     });
+    expect(spans.filter((s) => s.name.startsWith('step ') && s.traceId === tool.traceId)).toHaveLength(0);
+    const client = spans.find((s) => s.parentSpanId === tool.spanId)!;
+    expect(client.kind).toBe(CLIENT);
+    expect(client.attributes['http.response.status_code']).toBe(500);
     const server = spans.find((s) => s.spanId === tool.parentSpanId)!;
     expect(server.attributes['http.response.status_code']).toBe(502);
     expect(server.status.code).toBe(2);
@@ -276,5 +283,51 @@ describe('the OpenTelemetry Collector config (deploy/otel-collector.yaml)', () =
     expect([...exported].filter((k) => !allowed.has(k))).toEqual([]);
     // A key allowed but never exported would be a stale allowlist.
     expect([...allowed].filter((k) => !exported.has(k))).toEqual([]);
+  });
+});
+
+describe('by default (SCULPTOR_TRACE_BACKEND_CALLS unset)', () => {
+  let plain: GatewayProcess;
+  beforeAll(async () => {
+    plain = await startGatewayProcess({
+      sculpts: 'test/telemetry/fixtures/sculpts',
+      env: {
+        ITEMS_URL: backend.url,
+        ITEMS_TOKEN: 'token-for-traces-test',
+        ITEMS_QUERY_KEY: 'query-key-for-traces-test',
+        REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_SERVICE_NAME: 'sculptor-traces-default',
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+        LOG_LEVEL: 'info',
+      },
+    });
+  });
+  afterAll(() => plain?.kill());
+
+  it('records a one-step tool as server + execute_tool, and still passes the trace to the backend', async () => {
+    const traceId = hex(16);
+    const res = await fetch(`${plain.url}/tools/${toolIdFor('fail_call')}:invoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', traceparent: `00-${traceId}-${hex(8)}-01` },
+      body: JSON.stringify({ name: 'fail_call', input_parameters: [{ name: 'note', value: 'x' }] }),
+    });
+    expect(res.status).toBe(502);
+    await receiver.waitFor((all) => inTrace(all, traceId).some((s) => s.kind === SERVER));
+    const spans = inTrace(receiver.spans, traceId);
+    expect(spans.map((s) => s.name).sort()).toEqual([
+      'POST /tools/{toolId}:invoke',
+      'execute_tool fail_call',
+    ]);
+    const tool = one(spans, (s) => s.name === 'execute_tool fail_call');
+    expect(tool.attributes).toMatchObject({
+      'sculptor.step.id': 'fail',
+      'sculptor.backend': 'items',
+      'http.response.status_code': 500,
+    });
+    const received = backend.seen.filter((r) => r.traceparent?.includes(traceId));
+    expect(received).toHaveLength(1);
+    expect(received[0]!.traceparent!.split('-')[2]).toBe(tool.spanId);
   });
 });

@@ -19,7 +19,9 @@ export function rawPath(c: Context): string {
 
 /** Whether a raw path has a `.` or `..` segment, percent-encoded or not, between `/` or `\`. */
 export function hasDotSegment(path: string): boolean {
-  return path.split(/[/\\]/).some((segment) => DOT_SEGMENT.test(segment));
+  // Most paths have neither a dot nor a percent sign: no regex for them.
+  return (path.includes('.') || path.includes('%')) && DOT_SEGMENT.test(path);
 }
 
-const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
+/** A segment of one or two dots, plain or %2e, between separators (or the path's ends). */
+const DOT_SEGMENT = /(?:^|[/\\])(?:\.|%2e){1,2}(?=$|[/\\])/i;

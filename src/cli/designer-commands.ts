@@ -6,7 +6,7 @@ import { compileEach } from '../compile/compile-sculpts.ts';
 import { displayPath, type Finding, formatFinding } from '../designer/findings.ts';
 import { initSculpt } from '../designer/init-sculpt.ts';
 import { type ExportFormat, exportTools } from '../designer/provider-exports.ts';
-import { diffSignatures, formatDiff } from '../designer/signature-diff.ts';
+import { diffSignatures, formatDiff, pickVersions } from '../designer/signature-diff.ts';
 import { buildLock, LOCK_FILE, writeLock } from '../designer/signature-lock.ts';
 import { SculptLoadError } from '../errors/sculptor-error.ts';
 import type { ParsedArgs } from './command-table.ts';
@@ -132,34 +132,22 @@ export async function diffCommand({ values, positionals }: ParsedArgs): Promise<
   const dir = sculptsDir(positionals[1]);
   // Each version on its own: a version that breaks A2T §5.4 stops the folder from compiling, and is what diff must show.
   const { tools, errors } = await compileEach(dir);
-  const versions = tools
-    .filter((t) => t.signature.name === name)
-    .sort((a, b) => a.signature.version - b.signature.version);
+  const versions = tools.filter((t) => t.signature.name === name);
   if (versions.length === 0) {
     for (const e of errors) console.error(formatFinding({ severity: 'error', error: e }));
     const names = tools.map((t) => t.signature.name);
     console.error(`There is no tool '${name}' that compiles in ${dir}.${didYouMean(name, names)}`);
     return 1;
   }
-  const numbers = versions.map((t) => t.signature.version);
-  const pick = (n: number) => versions.find((t) => t.signature.version === n);
-  const to = typeof values.to === 'number' ? pick(values.to) : versions[versions.length - 1];
-  if (!to) {
-    console.error(`${name} has no version ${String(values.to)} (it has ${numbers.join(', ')}).`);
+  const picked = pickVersions(versions, {
+    ...(typeof values.from === 'number' ? { from: values.from } : {}),
+    ...(typeof values.to === 'number' ? { to: values.to } : {}),
+  });
+  if ('problem' in picked) {
+    console.error(picked.problem);
     return 1;
   }
-  const from =
-    typeof values.from === 'number'
-      ? pick(values.from)
-      : [...versions].reverse().find((t) => t.signature.version < to.signature.version);
-  if (!from) {
-    console.error(
-      typeof values.from === 'number'
-        ? `${name} has no version ${values.from} (it has ${numbers.join(', ')}).`
-        : `${name} has only version ${numbers.join(', ')}: nothing to compare version ${to.signature.version} with.`,
-    );
-    return 1;
-  }
+  const { from, to } = picked;
   const diff = diffSignatures(from, to);
   if (values.json === true) process.stdout.write(`${JSON.stringify(diff, null, 2)}\n`);
   else console.log(formatDiff(diff, (f) => displayPath(f)));

@@ -22,6 +22,37 @@ export interface SignatureDiff {
   breaks: string[];
 }
 
+/**
+ * The two versions `sculptor diff` compares (and the Studio's Versions panel): `to` by default the
+ * latest, `from` by default the version before `to`. `versions` are the compiled versions of one
+ * tool, compiled each on its own (`compileEach`), so a version that breaks A2T §5.4 — and stops
+ * the folder from compiling — can still be compared.
+ */
+export function pickVersions(
+  versions: readonly CompiledTool[],
+  choice: { from?: number; to?: number } = {},
+): { from: CompiledTool; to: CompiledTool } | { problem: string } {
+  const sorted = [...versions].sort((a, b) => a.signature.version - b.signature.version);
+  const name = sorted[0]?.signature.name ?? 'The tool';
+  const numbers = sorted.map((t) => t.signature.version);
+  const pick = (n: number) => sorted.find((t) => t.signature.version === n);
+  const to = choice.to !== undefined ? pick(choice.to) : sorted.at(-1);
+  if (!to) return { problem: `${name} has no version ${String(choice.to)} (it has ${numbers.join(', ')}).` };
+  const from =
+    choice.from !== undefined
+      ? pick(choice.from)
+      : sorted.findLast((t) => t.signature.version < to.signature.version);
+  if (!from) {
+    return {
+      problem:
+        choice.from !== undefined
+          ? `${name} has no version ${choice.from} (it has ${numbers.join(', ')}).`
+          : `${name} has only version ${numbers.join(', ')}: nothing to compare version ${to.signature.version} with.`,
+    };
+  }
+  return { from, to };
+}
+
 /** The change between two versions of one tool, and whether it keeps A2T §5.4. */
 export function diffSignatures(from: CompiledTool, to: CompiledTool): SignatureDiff {
   const a = from.signature;

@@ -154,9 +154,24 @@ export function createStudioApp(workspace: Workspace, options: StudioAppOptions 
     const views = workspace.views(c.req.param('name'), version ? Number(version) : undefined);
     return views ? c.json(views) : c.json({ error: 'No such tool.' }, 404);
   });
-  app.get('/studio/api/tools/:name/diff', (c) => {
-    const diff = workspace.diff(c.req.param('name'), Number(c.req.query('from')), Number(c.req.query('to')));
-    return diff ? c.json(diff) : c.json({ error: 'No such versions.' }, 404);
+  app.get('/studio/api/tools/:name/diff', async (c) => {
+    const choice: { from?: number; to?: number } = {};
+    for (const end of ['from', 'to'] as const) {
+      const text = c.req.query(end);
+      if (text === undefined || text === '') continue;
+      if (!/^\d+$/.test(text)) {
+        const message = `'${end}' is a version number (1, 2, …); this request gave '${text}'.`;
+        return c.json({ error: { code: 'studio.version', message } }, 400);
+      }
+      choice[end] = Number(text);
+    }
+    const diff = await workspace.diff(c.req.param('name'), choice);
+    return diff
+      ? c.json(diff)
+      : c.json(
+          { error: { code: 'studio.no_tool', message: `No version of '${c.req.param('name')}' compiles.` } },
+          404,
+        );
   });
   app.post('/studio/api/run', async (c) => {
     const body = (await c.req.json()) as {

@@ -7,11 +7,12 @@ import { createMemoryStore } from '../cache/memory-store.ts';
 import { createCore } from '../server/create-core.ts';
 import type { CompiledTool } from '../compile/compile-tool.ts';
 import { compileExpression } from '../compile/compile-expression.ts';
+import { compileEach } from '../compile/compile-sculpts.ts';
 import { toolSchema } from '../compile/tool-schema.ts';
 import { checkSculpts } from '../designer/check-sculpts.ts';
 import { displayPath } from '../designer/findings.ts';
 import { EXPORT_FORMATS, exportTools } from '../designer/provider-exports.ts';
-import { diffSignatures, formatDiff } from '../designer/signature-diff.ts';
+import { diffSignatures, formatDiff, pickVersions } from '../designer/signature-diff.ts';
 import { type InvocationReport } from '../engine/invoke-tool.ts';
 import { type SculptorError, toSculptorError } from '../errors/sculptor-error.ts';
 import { type BackendClient, type BackendRequest, createBackendClient } from '../http/backend-client.ts';
@@ -20,6 +21,7 @@ import { backendSecrets } from '../telemetry/redactor.ts';
 import { rebaseTools } from '../testing/index.ts';
 import { TEST_SUFFIX } from '../testing/sculpt-test-file.ts';
 import { providerWarnings } from './provider-limits.ts';
+import { sideBySide } from './side-by-side.ts';
 
 /**
  * What the Studio shows of a sculpt folder (issue #17): its tools, every finding of
@@ -109,6 +111,8 @@ export async function openWorkspace(options: WorkspaceOptions) {
   const store = createMemoryStore();
 
   const tools = (): CompiledTool[] => check.tools ?? [];
+  // Every sculpt compiled on its own (as `sculptor diff` compiles them), once per generation.
+  let eachCompiled: { generation: number; tools: Promise<CompiledTool[]> } | undefined;
   // One replay server per recordings folder, kept (so a second run hits the step cache: its
   // keys include the backend origin), and started again after files change.
   const replays = new Map<string, { generation: number; server: Promise<ReplayServer> }>();
@@ -278,12 +282,32 @@ export async function openWorkspace(options: WorkspaceOptions) {
       };
     },
 
-    diff(name: string, from: number, to: number) {
-      const a = find(name, from);
-      const b = find(name, to);
-      if (!a || !b) return undefined;
-      const diff = diffSignatures(a, b);
-      return { ...diff, text: formatDiff(diff, (f) => displayPath(f)) };
+    /**
+     * Two versions of a tool compared as `sculptor diff` compares them (the designer's
+     * signature-diff code): every change, the A2T §5.4 verdict and what breaks it, plus both
+     * signatures side by side. Versions are compiled each on its own, as `diff` does, so a
+     * version that breaks §5.4 (the folder then no longer compiles) is shown, not hidden.
+     * `from` and `to` default as `sculptor diff` has them: the latest and the one before.
+     */
+    async diff(name: string, choice: { from?: number; to?: number } = {}) {
+      if (eachCompiled?.generation !== generation) {
+        eachCompiled = { generation, tools: compileEach(dir, env).then((r) => r.tools) };
+      }
+      const versions = (await eachCompiled.tools).filter((t) => t.signature.name === name);
+      if (versions.length === 0) return undefined;
+      const numbers = versions.map((t) => t.signature.version).sort((x, y) => x - y);
+      const picked = pickVersions(versions, choice);
+      if ('problem' in picked) return { versions: numbers, problem: picked.problem };
+      const diff = diffSignatures(picked.from, picked.to);
+      const signature = (t: CompiledTool) => JSON.stringify(t.signature, null, 2);
+      return {
+        versions: numbers,
+        ...diff,
+        from: { ...diff.from, file: displayPath(diff.from.file) },
+        to: { ...diff.to, file: displayPath(diff.to.file) },
+        text: formatDiff(diff, (f) => displayPath(f)),
+        rows: sideBySide(signature(picked.from), signature(picked.to)),
+      };
     },
 
     async run(

@@ -2,16 +2,19 @@
  * Sculptor Studio in a real browser (issue #17): Playwright driving Debian's Chromium against
  * the Studio serving a copy of the weather sculpts and of a one-step tool whose loopback backend
  * echoes its API key. Every screen is checked with axe-core (no serious or critical violation)
- * and photographed into test-artifacts/studio/ (git-ignored); STUDIO_SCREENSHOTS=docs/images
- * writes the small copies docs/DESIGNER.md links instead.
+ * and photographed into test-artifacts/studio/ (git-ignored). With STUDIO_SCREENSHOTS set to a
+ * folder (`npm run studio:screenshots` sets docs/images/studio), each screen is also written
+ * there at the viewport's size (1280×800), scrolled to its subject: the images docs/DESIGNER.md
+ * links, committed.
  *
  * Shown here: the catalog and its findings, updated on save (a load error, a lint warning, each
  * at file:line:col); what each consumer sees (MCP included) with sizes; a run against the
  * recordings (three steps with cache scope and TTL, the output projection's value, then two
  * cache hits) and a live run against the loopback backend (a boolean input, bounds enforced, the
  * key masked in the trace and in the saved HAR); the mapping playground (output and params
- * edited, an error at its line and column); the versions diff and its A2T §5.4 verdict; save as
- * test, then the real `sculptor test` CLI passing the saved cases.
+ * edited, an error at its line and column); any two versions compared side by side with the A2T
+ * §5.4 verdict, exactly as `sculptor diff` prints it, a breaking version included; save as test,
+ * then the real `sculptor test` CLI passing the saved cases.
  */
 import { execFileSync } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
@@ -31,7 +34,12 @@ import { runCli } from '../cli/run-cli.ts';
 const CHROMIUM = '/usr/bin/chromium';
 /** The page answers in milliseconds; a loaded CI machine may take seconds. */
 const POLL = { timeout: 10_000, interval: 100 };
-const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/studio/', import.meta.url));
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+const ARTIFACTS = path.join(REPO, 'test-artifacts/studio');
+/** Where the screenshots docs/DESIGNER.md links are written, when asked (relative to the repository). */
+const DOCS_SHOTS = process.env.STUDIO_SCREENSHOTS
+  ? path.resolve(REPO, process.env.STUDIO_SCREENSHOTS)
+  : undefined;
 /** The echo backend's API key: it must never reach the page or the folder. */
 const KEY = 'echo-key-5ecr3t-0123456789';
 const hasChromium = (() => {
@@ -55,10 +63,24 @@ let url: string;
 let browser: Browser;
 let page: Page;
 
-async function shot(name: string, selector?: string) {
+/**
+ * A screen into test-artifacts/ (the element when given, else the whole page); with
+ * STUDIO_SCREENSHOTS, also a viewport-sized copy for the docs, scrolled so that `focus` (or the
+ * element) is in view — the whole page of a run is several screens tall and too heavy to commit.
+ */
+async function shot(name: string, options: { element?: string; focus?: string; at?: 'start' | 'end' } = {}) {
   const file = path.join(ARTIFACTS, `${name}.png`);
-  if (selector) await page.locator(selector).first().screenshot({ path: file });
+  if (options.element) await page.locator(options.element).first().screenshot({ path: file });
   else await page.screenshot({ path: file, fullPage: true });
+  if (!DOCS_SHOTS) return;
+  const focus = options.focus ?? options.element;
+  if (focus) {
+    await page
+      .locator(focus)
+      .first()
+      .evaluate((el, block) => el.scrollIntoView({ block }), options.at ?? 'start');
+  } else await page.evaluate('window.scrollTo(0, 0)');
+  await page.screenshot({ path: path.join(DOCS_SHOTS, `${name}.png`) });
 }
 
 /** axe-core in the page: no serious or critical violation. */
@@ -91,6 +113,7 @@ const run = () => page.getByRole('button', { name: 'Run', exact: true }).click()
 describe.skipIf(!hasChromium)('Sculptor Studio in Chromium', () => {
   beforeAll(async () => {
     await mkdir(ARTIFACTS, { recursive: true });
+    if (DOCS_SHOTS) await mkdir(DOCS_SHOTS, { recursive: true });
     // The live backend: echoes its query and the API key it was sent.
     const backend = new Hono();
     backend.get('/echo', (c) => {
@@ -138,7 +161,7 @@ describe.skipIf(!hasChromium)('Sculptor Studio in Chromium', () => {
         '--disable-sync',
       ],
     });
-    page = await browser.newPage({ viewport: { width: 1000, height: 800 } });
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
@@ -196,14 +219,28 @@ describe.skipIf(!hasChromium)('Sculptor Studio in Chromium', () => {
     await accessible('tool');
   }, 30_000);
 
-  it('shows the diff of two versions with its A2T §5.4 verdict', async () => {
-    const versions = page.getByRole('heading', { name: 'Versions 1 → 2' });
-    await versions.waitFor();
-    expect(await page.locator('#versions-verdict').textContent()).toBe('Compatible (A2T §5.4)');
+  it('compares the latest version with the one before by default, as sculptor diff does', async () => {
+    await page.getByRole('heading', { name: 'Versions', exact: true }).waitFor();
+    await expect
+      .poll(() => page.locator('#versions-verdict').textContent(), POLL)
+      .toBe('Compatible (A2T §5.4)');
+    expect(await page.getByLabel('Compare version').inputValue()).toBe('1');
+    expect(await page.getByLabel('with version').inputValue()).toBe('2');
     const diff = (await page.locator('#versions-diff').textContent()) ?? '';
     expect(diff).toContain("+ input 'day'");
     expect(diff).toContain('A2T §5.4: kept — the newer version only adds optional inputs and outputs.');
-    await shot('3-versions', '#versions');
+    // The new input stands on the right, marked as added, with nothing facing it on the left.
+    const added = page.locator('#versions tr[data-kind="added"]', { hasText: '"name": "day"' });
+    expect(await added.count()).toBe(1);
+    expect(await added.locator('ins').count()).toBe(1);
+    // Unchanged runs far from a change fold behind a button, and open on demand.
+    const fold = page.locator('#versions tr.fold button').first();
+    const folded = Number(/show (\d+) unchanged lines/.exec((await fold.textContent()) ?? '')?.[1]);
+    expect(folded).toBeGreaterThan(2);
+    const shown = await page.locator('#versions tbody tr').count();
+    await fold.click();
+    await expect.poll(() => page.locator('#versions tbody tr').count(), POLL).toBe(shown - 1 + folded);
+    await shot('3-versions', { element: '#versions' });
     await accessible('versions');
   }, 30_000);
 
@@ -234,7 +271,7 @@ describe.skipIf(!hasChromium)('Sculptor Studio in Chromium', () => {
     await expect
       .poll(() => page.locator('.waterfall td.cache').allTextContents(), POLL)
       .toEqual(['hit', 'hit', 'off']);
-    await shot('4-run-and-trace');
+    await shot('4-run-and-trace', { focus: '.waterfall', at: 'end' });
     await accessible('run and trace');
   }, 30_000);
 
@@ -257,14 +294,14 @@ describe.skipIf(!hasChromium)('Sculptor Studio in Chromium', () => {
     await expect
       .poll(async () => JSON.parse((await page.locator('#playground-value').textContent()) || 'null'), POLL)
       .toEqual({ name: 'NEW YORK', count: 1 });
-    await shot('5-playground', '#playground');
+    await shot('5-playground', { element: '#playground' });
     await accessible('playground');
   }, 30_000);
 
   it('saves the run as a test that the sculptor test command passes', async () => {
     await page.getByRole('button', { name: 'Save this run as a test' }).click();
     await page.locator('#saved.ok').waitFor();
-    await shot('6-saved');
+    await shot('6-saved', { focus: '#saved', at: 'end' });
     await accessible('saved');
     const testFile = path.join(dir, 'weather', 'lookup_weather_by_city.test.yaml');
     expect(await readFile(testFile, 'utf8')).toContain('lookup_weather_by_city: {"city":"New York"}');
@@ -308,7 +345,7 @@ describe.skipIf(!hasChromium)('Sculptor Studio in Chromium', () => {
     const trace = (await page.locator('.waterfall').textContent()) ?? '';
     expect(trace).toContain('"heard_key": "•••"');
     expect(await page.content()).not.toContain(KEY);
-    await shot('7-live-run');
+    await shot('7-live-run', { focus: '.waterfall', at: 'end' });
     await accessible('live run');
 
     await page.getByRole('button', { name: 'Save this run as a test' }).click();
@@ -328,6 +365,83 @@ describe.skipIf(!hasChromium)('Sculptor Studio in Chromium', () => {
     expect(echoSeen.length).toBe(before);
   }, 90_000);
 
+  it('compares any two versions side by side, with the verdict and findings sculptor diff prints', async () => {
+    await page.getByLabel('Search tools').fill('say');
+    await page.getByRole('button', { name: /say_word/ }).click();
+    await expect.poll(() => page.getByLabel('with version').inputValue(), POLL).toBe('3');
+    expect(await page.getByLabel('Compare version').inputValue()).toBe('2');
+    await page.getByLabel('Compare version').selectOption('1');
+    await expect
+      .poll(() => page.locator('#versions-diff').textContent(), POLL)
+      .toContain('say_word: version 1 → 3');
+    expect(await page.locator('#versions-verdict').textContent()).toBe('Compatible (A2T §5.4)');
+    expect(await page.locator('#versions thead th').allTextContents()).toEqual([
+      expect.stringMatching(/^version 1 .*say_word\.v1\.sculpt\.yaml$/),
+      expect.stringMatching(/^version 3 .*say_word\.v3\.sculpt\.yaml$/),
+    ]);
+    // The reworded description faces its old text, both marked; the new output stands alone.
+    const description = page.locator('#versions tr[data-kind="changed"]', {
+      hasText: '"description": "Says',
+    });
+    expect(await description.locator('del').textContent()).toContain('Says a word a few times.');
+    expect(await description.locator('ins').textContent()).toContain('Says a word one to three times');
+    const words = page.locator('#versions tr[data-kind="added"]', { hasText: '"name": "words"' });
+    expect(await words.count()).toBe(1);
+    // The findings are `sculptor diff`'s own, line for line.
+    const env = { ECHO_KEY: KEY, ECHO_BASE_URL: 'http://127.0.0.1:9' };
+    const cli = await runCli(['diff', 'say_word', path.join(dir, 'echo'), '--from', '1', '--to', '3'], {
+      env,
+    });
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(await page.locator('#versions-diff').textContent()).toBe(cli.stdout.trimEnd());
+    // The API says what it wants of a version it cannot read.
+    const bad = await fetch(`${url}studio/api/tools/say_word/diff?from=one&to=3`);
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({
+      error: { code: 'studio.version', message: expect.stringContaining("'one'") },
+    });
+    await shot('8-versions-any-two', { element: '#versions' });
+    await accessible('versions, any two');
+
+    // A version 4 that drops an output breaks §5.4: the folder stops compiling, and the panel
+    // still compares it (each version compiled on its own, as `sculptor diff` does).
+    const v3 = await readFile(path.join(dir, 'echo', 'say_word.v3.sculpt.yaml'), 'utf8');
+    const v4 = path.join(dir, 'echo', 'say_word.v4.sculpt.yaml');
+    await save(
+      v4,
+      v3
+        .replace('version: 3', 'version: 4')
+        .replace('  words: { type: int, description: How many words were said. }\n', '')
+        .replace(', "words": $count($split($steps.echo.said, " "))', ''),
+    );
+    // The panel is rebuilt on the save: the chosen version 1 stays, the unchosen end follows the
+    // latest. Version 4 only adds an optional input to version 1, so that pair is compatible.
+    await expect.poll(() => page.getByLabel('with version').inputValue(), POLL).toBe('4');
+    expect(await page.getByLabel('Compare version').inputValue()).toBe('1');
+    await expect
+      .poll(() => page.locator('#versions-verdict').textContent(), POLL)
+      .toBe('Compatible (A2T §5.4)');
+    await page.getByLabel('Compare version').selectOption('3');
+    await expect.poll(() => page.locator('#versions-verdict').textContent(), POLL).toBe('Breaks A2T §5.4');
+    expect(await findings()).toEqual([
+      expect.stringMatching(/say_word\.v4\.sculpt\.yaml:\d+:\d+ compile\.version_break/),
+    ]);
+    const broken = (await page.locator('#versions-diff').textContent()) ?? '';
+    expect(broken).toContain("- output 'words': words, int");
+    expect(broken).toContain('A2T §5.4: BROKEN');
+    expect(broken).toMatch(/output 'words' was removed/);
+    const cliBroken = await runCli(['diff', 'say_word', path.join(dir, 'echo')], { env });
+    expect(cliBroken.code).toBe(1);
+    expect(broken).toBe(cliBroken.stdout.trimEnd());
+    expect(
+      await page.locator('#versions tr[data-kind="removed"] del', { hasText: '"name": "words"' }).count(),
+    ).toBe(1);
+    await shot('9-versions-break', { element: '#versions' });
+    await accessible('versions, a break');
+    await rm(v4);
+    await expect.poll(() => page.getByText('No errors or warnings.').count(), POLL).toBe(1);
+  }, 60_000);
+
   it('updates the findings on save: a load error, then a lint warning, each at file:line:col', async () => {
     const file = path.join(dir, 'weather', 'lookup_weather_by_city.v2.sculpt.yaml');
     const good = await readFile(file, 'utf8');
@@ -337,7 +451,7 @@ describe.skipIf(!hasChromium)('Sculptor Studio in Chromium', () => {
       .toEqual([
         expect.stringMatching(/lookup_weather_by_city\.v2\.sculpt\.yaml:5:1 load\.yaml Flow sequence/),
       ]);
-    await shot('8-findings');
+    await shot('10-findings');
     await accessible('findings');
     // A description that no longer says when to use the tool: a lint warning at `description:`.
     await save(

@@ -255,21 +255,158 @@ function Playground({ run, tool }) {
   </div>`;
 }
 
+/** One side of a row of the side-by-side signatures: line number and text, marked when it changed. */
+function Side({ kind, side, line }) {
+  if (!line)
+    return html`<td class="num"></td>
+      <td class="text"></td>`;
+  const mark = kind === 'same' ? '' : side === 'left' ? '−' : '+';
+  const text = mark
+    ? side === 'left'
+      ? html`<del><span class="mark" aria-hidden="true">${mark}</span>${line.text}</del>`
+      : html`<ins><span class="mark" aria-hidden="true">${mark}</span>${line.text}</ins>`
+    : line.text;
+  return html`<td class="num">${line.line}</td>
+    <td class="text">${text}</td>`;
+}
+
+/** Unchanged lines kept around each change; longer unchanged runs fold behind a button. */
+const CONTEXT = 3;
+
+/**
+ * The two signatures side by side, changed lines marked, and the unchanged runs far from any
+ * change folded (as a unified diff keeps only context), so every change is in view.
+ */
+function SideBySide({ diff }) {
+  const [opened, setOpened] = useState([]);
+  const { rows } = diff;
+  const near = rows.map((_, i) =>
+    rows.slice(Math.max(0, i - CONTEXT), i + CONTEXT + 1).some((r) => r.kind !== 'same'),
+  );
+  const body = [];
+  const row = (r) =>
+    html`<tr class=${r.kind} data-kind=${r.kind}>
+      <${Side} kind=${r.kind} side="left" line=${r.left} />
+      <${Side} kind=${r.kind} side="right" line=${r.right} />
+    </tr>`;
+  for (let i = 0; i < rows.length;) {
+    if (near[i]) {
+      body.push(row(rows[i++]));
+      continue;
+    }
+    let j = i;
+    while (j < rows.length && !near[j]) j++;
+    const start = i;
+    // A fold of one or two lines would cost as much room as the lines.
+    if (opened.includes(start) || j - start <= 2) body.push(...rows.slice(start, j).map(row));
+    else {
+      body.push(
+        html`<tr class="fold">
+          <td colspan="4">
+            <button type="button" onClick=${() => setOpened([...opened, start])}>
+              ⋯ show ${j - start} unchanged lines
+            </button>
+          </td>
+        </tr>`,
+      );
+    }
+    i = j;
+  }
+  return html`<table
+    class="side-by-side"
+    aria-label=${`Signatures of versions ${diff.from.version} and ${diff.to.version}, side by side`}
+  >
+    <colgroup>
+      <col class="num" />
+      <col />
+      <col class="num" />
+      <col />
+    </colgroup>
+    <thead>
+      <tr>
+        <th colspan="2" scope="col">version ${diff.from.version} <small>${diff.from.file}</small></th>
+        <th colspan="2" scope="col">version ${diff.to.version} <small>${diff.to.file}</small></th>
+      </tr>
+    </thead>
+    <tbody>
+      ${body}
+    </tbody>
+  </table>`;
+}
+
+/**
+ * The versions a designer chose to compare, by tool: the panel is built anew on every save (the
+ * tool is reloaded), and the choice must survive it. An end left unchosen follows the defaults,
+ * so a newly saved version shows at once.
+ */
+const chosenVersions = new Map();
+
+/**
+ * Any two versions of the tool compared by the server as `sculptor diff` compares them: the
+ * A2T §5.4 verdict, the changes and breaks as the command prints them, and the two signatures
+ * side by side with the changed lines marked.
+ */
+function Versions({ name }) {
+  const [choice, setChosen] = useState(chosenVersions.get(name) ?? {});
+  const setChoice = (next) => {
+    chosenVersions.set(name, next);
+    setChosen(next);
+  };
+  const [diff, setDiff] = useState(undefined);
+  useEffect(() => {
+    const query = ['from', 'to'].flatMap((k) => (choice[k] === undefined ? [] : [`${k}=${choice[k]}`]));
+    api(`tools/${encodeURIComponent(name)}/diff?${query.join('&')}`).then(setDiff);
+  }, [name, choice.from, choice.to]);
+  if (!diff || diff.error) return null;
+  const only = diff.versions.length < 2;
+  const pick = (end, label, value) =>
+    html`<label for=${`diff-${end}`}
+      >${label}
+      <select
+        id=${`diff-${end}`}
+        value=${value ?? ''}
+        onChange=${(e) => setChoice({ ...choice, [end]: Number(e.target.value) })}
+      >
+        ${diff.versions.map((v) => html`<option value=${v}>${v}</option>`)}
+      </select></label
+    >`;
+  return html`<section id="versions" aria-labelledby="versions-heading">
+    <h2 id="versions-heading">Versions</h2>
+    ${
+      only
+        ? html`<p>
+            Only version ${diff.versions[0]}: write a version ${diff.versions[0] + 1} of the sculpt to compare
+            them here.
+          </p>`
+        : html`<p class="versions-pick">
+              ${pick('from', 'Compare version', diff.from?.version ?? choice.from)}
+              ${pick('to', 'with version', diff.to?.version ?? choice.to)}
+            </p>
+            ${
+              diff.problem
+                ? html`<p class="error" id="versions-problem">${diff.problem}</p>`
+                : html`<p id="versions-verdict" class=${diff.compatible ? 'ok' : 'error'}>
+                      ${diff.compatible ? 'Compatible (A2T §5.4)' : 'Breaks A2T §5.4'}
+                    </p>
+                    <${SideBySide} key=${`${diff.from.version}-${diff.to.version}`} diff=${diff} />
+                    <h3 id="versions-diff-heading">As <code>sculptor diff</code> prints it</h3>
+                    <pre tabindex="0" id="versions-diff">${diff.text}</pre>`
+            }`
+    }
+  </section>`;
+}
+
 function Tool({ name, versions }) {
   const [version, setVersion] = useState(versions.at(-1));
   const [tool, setTool] = useState(undefined);
   const [inputs, setInputs] = useState({});
   const [mode, setMode] = useState('recordings');
   const [run, setRun] = useState(undefined);
-  const [diff, setDiff] = useState(undefined);
   const [saved, setSaved] = useState(undefined);
   useEffect(() => {
     api(`tools/${encodeURIComponent(name)}?version=${version}`).then(setTool);
     setRun(undefined);
     setSaved(undefined);
-    if (version > 1)
-      api(`tools/${encodeURIComponent(name)}/diff?from=${version - 1}&to=${version}`).then(setDiff);
-    else setDiff(undefined);
   }, [name, version]);
   if (!tool) return html`<p>Loading ${name}…</p>`;
   const submit = async (e) => {
@@ -292,17 +429,7 @@ function Tool({ name, versions }) {
     <p>${tool.signature.description}</p>
     <h2>What the LLM sees</h2>
     <${Views} views=${tool.views} tokenRule=${tool.tokenRule} />
-    ${
-      diff
-        ? html`<section id="versions" aria-labelledby="versions-heading">
-            <h2 id="versions-heading">Versions ${version - 1} → ${version}</h2>
-            <p id="versions-verdict" class=${diff.compatible === false ? 'error' : 'ok'}>
-              ${diff.compatible === false ? 'Breaks A2T §5.4' : 'Compatible (A2T §5.4)'}
-            </p>
-            <pre tabindex="0" id="versions-diff">${diff.text}</pre>
-          </section>`
-        : null
-    }
+    <${Versions} name=${name} />
     <h2>Run</h2>
     <form class="run" onSubmit=${submit}>
       ${(tool.signature.input_parameters ?? []).map(

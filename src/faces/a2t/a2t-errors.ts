@@ -2,7 +2,7 @@ import type { ErrorTable } from '../shared/error-table.ts';
 
 /**
  * The A2T face answers every error as RFC 9457 problem details with the code's status
- * (problem-details.ts). `never`: a load, compile or lint finding, which stops a gateway from
+ * (faces/shared/problem-details.ts). `never`: a load, compile or lint finding, which stops a gateway from
  * starting and so never reaches a request; should one ever do, it is a 500 problem whose detail
  * is generic, since such a message names files and settings of the deployment.
  */

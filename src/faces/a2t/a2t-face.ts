@@ -8,7 +8,8 @@ import type { Engine, InvocationReport } from '../../engine/invoke-tool.ts';
 import { SculptorError, toSculptorError } from '../../errors/sculptor-error.ts';
 import { matchRoute, type RouteMatch } from './a2t-routes.ts';
 import { pageOf, parsePageCursor, parsePageLimit } from './paging.ts';
-import { problemBody, problemHeaders } from './problem-details.ts';
+import { problemResponse } from '../shared/problem-details.ts';
+import { A2T_ERRORS } from './a2t-errors.ts';
 import type { Face, InvocationGate } from '../shared/face.ts';
 import { rawPath } from '../shared/raw-path.ts';
 import { readJsonBody } from '../shared/read-json-body.ts';
@@ -116,10 +117,7 @@ export function createA2tFace(options: A2tFaceOptions): Face {
 }
 
 export function problem(c: Context, error: SculptorError): Response {
-  const allow = c.res.headers.get('allow');
-  const headers = problemHeaders(error);
-  if (allow) headers.allow = allow;
-  return new Response(JSON.stringify(problemBody(error)), { status: error.status, headers });
+  return problemResponse(error, A2T_ERRORS[error.code] === 'never', c.res.headers.get('allow'));
 }
 
 /** Serialized JSON, with the headers `c.json` would send (signatures are serialized once per catalog). */

@@ -1,6 +1,7 @@
 import type { Catalog, CatalogTool, ToolAudience } from '../../catalog/catalog.ts';
 import { toolSchema } from '../../compile/tool-schema.ts';
 import { CODES } from '../../errors/sculptor-error.ts';
+import { PROBLEM_CONTENT_TYPE } from '../shared/problem-details.ts';
 import { codesByStatus } from './openapi-errors.ts';
 
 /**
@@ -16,7 +17,6 @@ export interface DocumentOptions {
   secured: boolean;
 }
 
-const PROBLEM = 'application/problem+json';
 const JSON_TYPE = 'application/json';
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const response = (status: number) => ({ $ref: `#/components/responses/Problem${status}` });
@@ -115,7 +115,7 @@ function buildDocument(catalog: Catalog, tools: CatalogTool[], { prefix, secured
           `Problem${status}`,
           {
             description: `${codes.map((c) => CODES[c].title).join('; ')} (codes: ${codes.join(', ')}).`,
-            content: { [PROBLEM]: { schema: ref('Problem') } },
+            content: { [PROBLEM_CONTENT_TYPE]: { schema: ref('Problem') } },
           },
         ]),
       ),

@@ -1,6 +1,6 @@
-import { bearerChallenge } from '../../callers/authenticate.ts';
 import { CODES, type ErrorCode, type SculptorError } from '../../errors/sculptor-error.ts';
 import type { ErrorTable } from '../shared/error-table.ts';
+import { problemResponse as problemDetails } from '../shared/problem-details.ts';
 
 /**
  * How the OpenAPI face (its typed operations `POST /call/{name}`, the document, the docs page)
@@ -106,30 +106,7 @@ export function codesByStatus(): Map<number, ErrorCode[]> {
   return new Map([...byStatus].sort(([a], [b]) => a - b));
 }
 
-/**
- * Problem details (RFC 9457): `type` a URN per code, `title`, `status`, `detail` written for the
- * LLM or the person reading it, `code`, `retryable`, and every invalid input in `problems`.
- */
+/** Problem details (RFC 9457) as A2T writes them, with this face's table deciding what is internal. */
 export function problemResponse(error: SculptorError, allow?: string | null): Response {
-  const never = OPENAPI_ERRORS[error.code] === 'never';
-  const body = {
-    type: `urn:sculptor:error:${error.code}`,
-    title: CODES[error.code].title,
-    status: error.status,
-    detail: never
-      ? 'The gateway failed to serve this request; its operator can read why in the logs.'
-      : error.message,
-    code: error.code,
-    retryable: error.retryable,
-    ...(error.problems && !never ? { problems: error.problems } : {}),
-  };
-  const headers: Record<string, string> = {
-    'content-type': 'application/problem+json',
-    'cache-control': 'no-store',
-  };
-  if (error.retryAfter !== undefined) headers['retry-after'] = String(Math.ceil(error.retryAfter));
-  const challenge = bearerChallenge(error);
-  if (challenge) headers['www-authenticate'] = challenge;
-  if (allow) headers.allow = allow;
-  return new Response(JSON.stringify(body), { status: error.status, headers });
+  return problemDetails(error, OPENAPI_ERRORS[error.code] === 'never', allow);
 }

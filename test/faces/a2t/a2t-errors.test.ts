@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { CODES, type ErrorCode, SculptorError } from '../../../src/errors/sculptor-error.ts';
 import { A2T_ERRORS } from '../../../src/faces/a2t/a2t-errors.ts';
-import { problemBody } from '../../../src/faces/a2t/problem-details.ts';
+import { problemBody } from '../../../src/faces/shared/problem-details.ts';
 
 describe('A2T_ERRORS', () => {
   it('answers exactly the codes of CODES', () => {
@@ -14,7 +14,7 @@ describe('A2T_ERRORS', () => {
       const error = new SculptorError(code, 'secret path /etc/sculpts/x.yaml', {
         problems: [{ parameter: 'p', reason: 'r' }],
       });
-      const body = problemBody(error);
+      const body = problemBody(error, A2T_ERRORS[code] === 'never');
       expect(body.code).toBe(code);
       expect(body.status).toBe(CODES[code].status);
       if (A2T_ERRORS[code] === 'never') {

@@ -300,7 +300,8 @@ describe('the OpenAPI document below SCULPTOR_PREFIX', () => {
     gateway = await startTestGateway(
       'sculpts',
       { PETSTORE_BASE_URL: 'http://127.0.0.1:9/v2' },
-      { prefix: '/a2t' },
+      // The validators run in this process (verdicts): no shedding for the lag they cause.
+      { prefix: '/a2t', shedLagMs: 0 },
     );
   });
   afterAll(async () => {
@@ -338,7 +339,8 @@ describe('the OpenAPI document is filtered by the caller’s tenant', () => {
         ACME_TOKEN: ACME,
         GLOBEX_TOKEN: GLOBEX,
       },
-      { callers: path.join(REPO, 'test/hardening/fixtures/tenancy-callers.yaml') },
+      // The validators run in this process (verdicts): no shedding for the lag they cause.
+      { callers: path.join(REPO, 'test/hardening/fixtures/tenancy-callers.yaml'), shedLagMs: 0 },
     );
   });
   afterAll(async () => {

@@ -17,7 +17,7 @@ import { createA2tFace } from '../faces/a2t/a2t-face.ts';
 import { createA2tLiteFace } from '../faces/a2t-lite/lite-face.ts';
 import { createOpenApiFace } from '../faces/openapi/openapi-face.ts';
 import { createMcpFace } from '../faces/mcp/mcp-face.ts';
-import type { Face } from '../faces/shared/face.ts';
+import type { Face, FaceOptions } from '../faces/shared/face.ts';
 import { hasDotSegment, rawPath } from '../faces/shared/raw-path.ts';
 import { describeError, type GatewayLogger } from '../telemetry/logger.ts';
 import { createMetrics, type GatewayMetrics } from '../telemetry/metrics.ts';
@@ -157,52 +157,31 @@ export async function startGateway({
   const quotas = createQuotaCheck(store, settings.secret);
   const cursors = pageCursors(settings.secret);
 
+  // What every face is given; each gets the engine under its own name (metrics by face).
+  const given: Omit<FaceOptions, 'engine'> = {
+    catalog: () => catalog,
+    callers: () => callers,
+    quotas,
+    admit,
+    prefix: settings.prefix,
+    ...(onInvocation ? { onInvocation } : {}),
+  };
   // The faces, in the order their paths are tried; the first is also the server's own voice for
   // paths no face owns (A2T: problem+json).
   const faces: Face[] = [
-    createA2tFace({
-      catalog: () => catalog,
-      engine: throughFace(engine, 'a2t'),
-      cursors,
-      callers: () => callers,
-      quotas,
-      admit,
-      prefix: settings.prefix,
-      ...(onInvocation ? { onInvocation } : {}),
-    }),
+    createA2tFace({ ...given, engine: throughFace(engine, 'a2t'), cursors }),
     // a2t-lite under {platform-root}/lite (its GET /tools has another shape than A2T's), and
     // the gateway's own OpenAPI document, docs page and typed operations (issue #16).
-    createA2tLiteFace({
-      catalog: () => catalog,
-      engine: throughFace(engine, 'a2t-lite'),
-      callers: () => callers,
-      quotas,
-      admit,
-      prefix: settings.prefix,
-      ...(onInvocation ? { onInvocation } : {}),
-    }),
-    createOpenApiFace({
-      catalog: () => catalog,
-      engine: throughFace(engine, 'openapi'),
-      callers: () => callers,
-      quotas,
-      admit,
-      prefix: settings.prefix,
-      ...(onInvocation ? { onInvocation } : {}),
-    }),
+    createA2tLiteFace({ ...given, engine: throughFace(engine, 'a2t-lite') }),
+    createOpenApiFace({ ...given, engine: throughFace(engine, 'openapi') }),
     createMcpFace({
-      catalog: () => catalog,
+      ...given,
       engine: throughFace(engine, 'mcp'),
       cursors,
-      callers: () => callers,
-      quotas,
-      admit,
-      prefix: settings.prefix,
       allowedHosts: settings.mcpAllowedHosts,
       loopbackOnly: LOOPBACK.has(settings.host),
       traceCall: traceMcpCall,
       onError: (err) => logger?.debug({ event: 'mcp_error', err: describeError(err) }, 'mcp request refused'),
-      ...(onInvocation ? { onInvocation } : {}),
     }),
   ];
   const primary = faces[0]!;

@@ -1,16 +1,13 @@
 import { createHash } from 'node:crypto';
 import { type Context, Hono } from 'hono';
-import type { CallerDirectory } from '../../callers/load-callers.ts';
-import type { QuotaCheck } from '../../callers/quotas.ts';
 import type { Catalog, ToolAudience, ToolFilter } from '../../catalog/catalog.ts';
 import type { PageCursors } from '../../catalog/page-cursor.ts';
-import type { Engine, InvocationReport } from '../../engine/invoke-tool.ts';
 import { SculptorError, toSculptorError } from '../../errors/sculptor-error.ts';
 import { matchRoute, type RouteMatch } from './a2t-routes.ts';
 import { pageOf, parsePageCursor, parsePageLimit } from './paging.ts';
 import { problemResponse } from '../shared/problem-details.ts';
 import { A2T_ERRORS } from './a2t-errors.ts';
-import type { Face, InvocationGate } from '../shared/face.ts';
+import type { Face, FaceOptions } from '../shared/face.ts';
 import { rawPath } from '../shared/raw-path.ts';
 import { readJsonBody } from '../shared/read-json-body.ts';
 import { admitInvocation, audienceOf, invocationCaller, requestCaller } from '../shared/request-caller.ts';
@@ -20,23 +17,8 @@ import { signatureJson } from './served-signature.ts';
 
 export const MAX_INVOKE_BODY_BYTES = 64 * 1024;
 
-export interface A2tFaceOptions {
-  /** The catalog in force; read per request, so a reload swaps it atomically. */
-  catalog: () => Catalog;
-  engine: Engine;
+export interface A2tFaceOptions extends FaceOptions {
   cursors: PageCursors;
-  /** The draft's {platform-root}: '' or a path such as '/a2t'. */
-  prefix?: string;
-  onInvocation?: (report: InvocationReport) => void;
-  /**
-   * The callers file in force (read per request, so a reload swaps it); when it
-   * returns undefined every request is the anonymous caller of one tenant.
-   */
-  callers?: () => CallerDirectory | undefined;
-  /** Per-tenant quotas from the callers file, counted per invocation. */
-  quotas?: QuotaCheck;
-  /** The server's shedding and rate limit; every POST (an invocation, on A2T) passes it first. */
-  admit?: InvocationGate;
 }
 
 /**

@@ -1,12 +1,8 @@
 import { type Context, Hono } from 'hono';
-import type { CallerDirectory } from '../../callers/load-callers.ts';
-import type { QuotaCheck } from '../../callers/quotas.ts';
-import type { Catalog } from '../../catalog/catalog.ts';
 import { toolIdFor } from '../../compile/tool-signature.ts';
-import type { Engine, InvocationReport } from '../../engine/invoke-tool.ts';
 import type { ToolArguments } from '../../engine/validate-arguments.ts';
 import { SculptorError, toSculptorError } from '../../errors/sculptor-error.ts';
-import type { Face, InvocationGate } from '../shared/face.ts';
+import type { Face, FaceOptions } from '../shared/face.ts';
 import { rawPath } from '../shared/raw-path.ts';
 import { readJsonBody } from '../shared/read-json-body.ts';
 import { admitInvocation, audienceOf, invocationCaller, requestCaller } from '../shared/request-caller.ts';
@@ -17,19 +13,7 @@ import { problemResponse } from './openapi-errors.ts';
 /** The same limit as an A2T invocation (RELIABILITY A1). */
 export const MAX_CALL_BODY_BYTES = 64 * 1024;
 
-export interface OpenApiFaceOptions {
-  /** The catalog in force; read per request, so a reload swaps it atomically. */
-  catalog: () => Catalog;
-  engine: Engine;
-  /** The {platform-root}: '' or a path such as '/a2t'. */
-  prefix?: string;
-  onInvocation?: (report: InvocationReport) => void;
-  /** The callers file in force; undefined: every request is the anonymous caller of one tenant. */
-  callers?: () => CallerDirectory | undefined;
-  quotas?: QuotaCheck;
-  /** The server's shedding, rate limit and concurrency cap; every call passes it first. */
-  admit?: InvocationGate;
-}
+export type OpenApiFaceOptions = FaceOptions;
 
 type OpenApiRoute = 'document' | 'docs' | 'asset' | 'call';
 

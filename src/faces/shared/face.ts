@@ -1,4 +1,8 @@
 import type { Context, Hono } from 'hono';
+import type { CallerDirectory } from '../../callers/load-callers.ts';
+import type { QuotaCheck } from '../../callers/quotas.ts';
+import type { Catalog } from '../../catalog/catalog.ts';
+import type { Engine, InvocationReport } from '../../engine/invoke-tool.ts';
 import type { SculptorError } from '../../errors/sculptor-error.ts';
 
 /**
@@ -30,3 +34,19 @@ export interface Face {
  * A face calls it as soon as it knows a request is an invocation.
  */
 export type InvocationGate = (c: Context) => Promise<() => void>;
+
+/** What the server hands every face it composes (a face may take more: A2T its cursors…). */
+export interface FaceOptions {
+  /** The catalog in force; read per request, so a reload swaps it atomically. */
+  catalog: () => Catalog;
+  engine: Engine;
+  /** The draft's {platform-root}: '' or a path such as '/a2t'; each face lives below it. */
+  prefix?: string;
+  onInvocation?: (report: InvocationReport) => void;
+  /** The callers file in force (read per request); undefined: every request is the anonymous caller of one tenant. */
+  callers?: () => CallerDirectory | undefined;
+  /** Per-tenant quotas from the callers file, counted per invocation. */
+  quotas?: QuotaCheck;
+  /** The server's shedding, rate limit and concurrency cap; every invocation passes it first. */
+  admit?: InvocationGate;
+}

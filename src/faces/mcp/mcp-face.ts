@@ -55,7 +55,10 @@ export interface McpFace extends Face {
  * replicas; 2026 clients have neither limit (README, "Use it from an agent").
  *
  * This file is the HTTP edge only — Host/Origin, the caller, the counted body — and the tools
- * are the factory's (mcp-server.ts), the same one stdio serves.
+ * are the factory's (mcp-server.ts), the same one stdio serves. It is wired by hand as the SDK's
+ * Hono guide shows (`createMcpHandler`'s `fetch` on `c.req.raw`), without the
+ * `@modelcontextprotocol/hono` adapter: its parts are a body parser (4 MiB, a plain-text 400) and
+ * the same Host/Origin validators, which would duplicate the counted body and the checks here.
  */
 export function createMcpFace(options: McpFaceOptions): McpFace {
   const prefix = options.prefix ?? '';

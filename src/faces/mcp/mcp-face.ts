@@ -89,10 +89,16 @@ export function createMcpFace(options: McpFaceOptions): McpFace {
     // DNS rebinding (MCP transports, "Security Warning"): a page on another site must not reach
     // a local gateway through the browser.
     if (hosts && !hostAllowed(c.req.header('host'))) {
-      return forbidden('The Host header names a host this gateway does not serve.');
+      return forbidden(
+        'The Host header names a host this gateway does not serve (DNS rebinding protection). ' +
+          `If clients reach the gateway by that name, add it to ${ALLOWED_HOSTS_SETTING} (comma-separated host names).`,
+      );
     }
     if (!validateOriginHeader(c.req.header('origin'), origins).ok) {
-      return forbidden('Requests from this Origin are not allowed.');
+      return forbidden(
+        'Requests from this Origin are not allowed (DNS rebinding protection). ' +
+          `If a browser-based client on that origin should reach the gateway, add its host name to ${ALLOWED_HOSTS_SETTING}.`,
+      );
     }
     const caller = await requestCaller(c, options.callers?.());
     // Sculptor reads and counts the body itself (the SDK's own read has no cap once handed one).
@@ -152,6 +158,9 @@ export function createMcpFace(options: McpFaceOptions): McpFace {
 }
 
 const CALLER = 'io.sculptor/caller';
+
+/** The setting (config/settings.ts) that fills `allowedHosts`, named in the 403 so an operator knows what to set. */
+const ALLOWED_HOSTS_SETTING = 'SCULPTOR_MCP_ALLOWED_HOSTS';
 
 /** Host or Origin refused: 403 with a JSON-RPC error, as the SDK's own validators answer. */
 function forbidden(message: string): Response {

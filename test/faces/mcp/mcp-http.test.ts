@@ -5,6 +5,7 @@
 import { request } from 'node:http';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readSettings } from '../../../src/config/settings.ts';
 import { loadRecordings, startReplayServer } from '../../../src/replay/index.ts';
 import { replayEnv } from '../../../src/testing/index.ts';
 import { startTestGateway } from '../../support/start-test-gateway.ts';
@@ -192,7 +193,64 @@ describe('the HTTP edge', () => {
   });
 });
 
-function rawStatus(url: string, body: string, headers: Record<string, string>): Promise<number> {
+describe('SCULPTOR_MCP_ALLOWED_HOSTS', () => {
+  let named: TestGateway;
+  let url: string;
+  beforeAll(async () => {
+    // Read as the process reads it: comma-separated, spaces and case ignored.
+    const { mcpAllowedHosts } = readSettings({
+      SCULPTOR_MCP_ALLOWED_HOSTS: 'mcp.example.com, Agents.Example.org',
+    });
+    named = await startTestGateway(SCULPTS, await replayEnv(SCULPTS, replay.url), { mcpAllowedHosts });
+    url = `${named.url}/mcp`;
+  });
+  afterAll(async () => {
+    await named?.close();
+  });
+  const listTools = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+  const legacy = { 'mcp-protocol-version': '2025-11-25' };
+
+  it('serves a Host or Origin the setting names, as well as loopback ones', async () => {
+    const served: Array<Record<string, string>> = [
+      { host: 'mcp.example.com' },
+      { host: 'AGENTS.example.org:8443' },
+      { host: 'localhost' },
+      { host: 'mcp.example.com', origin: 'https://mcp.example.com' },
+    ];
+    for (const headers of served) {
+      const res = await rawPost(url, listTools, { ...legacy, ...headers });
+      expect(res.status, JSON.stringify(headers)).toBe(200);
+      expect(res.body).toContain('describe_pet');
+    }
+  });
+
+  it('refuses a Host or Origin it does not name with 403, saying what to set', async () => {
+    const refused: Array<Record<string, string>> = [
+      { host: 'other.example.com' },
+      { host: 'mcp.example.com.evil.example' },
+      { host: 'mcp.example.com', origin: 'https://evil.example' },
+    ];
+    for (const headers of refused) {
+      const res = await rawPost(url, listTools, { ...legacy, ...headers });
+      expect(res.status, JSON.stringify(headers)).toBe(403);
+      const body = JSON.parse(res.body) as { jsonrpc: string; error: { code: number; message: string } };
+      expect(body).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+      expect(body.error.message).toContain('add');
+      expect(body.error.message).toContain('SCULPTOR_MCP_ALLOWED_HOSTS');
+    }
+  });
+});
+
+async function rawStatus(url: string, body: string, headers: Record<string, string>): Promise<number> {
+  return (await rawPost(url, body, headers)).status;
+}
+
+/** A POST through node:http, which sends the Host header it is given (fetch does not). */
+function rawPost(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(
       url,
@@ -205,8 +263,11 @@ function rawStatus(url: string, body: string, headers: Record<string, string>): 
         },
       },
       (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        res.on('error', reject);
       },
     );
     req.on('error', reject);

@@ -4,6 +4,7 @@ import type { Catalog, ToolAudience } from '../../catalog/catalog.ts';
 import type { PageCursors } from '../../catalog/page-cursor.ts';
 import type { CompiledTool } from '../../compile/compile-tool.ts';
 import { toolSchema } from '../../compile/tool-schema.ts';
+import { SculptorError } from '../../errors/sculptor-error.ts';
 
 /** `_meta` keys of Sculptor's own (MCP reserves `io.modelcontextprotocol/*`; a vendor uses its own prefix). */
 export const VERSION_META = 'io.sculptor/version';
@@ -56,12 +57,28 @@ export function listPage(
 ): { tools: Tool[]; nextCursor?: string; ttlMs?: number } {
   if (query !== undefined) return searchPage(catalog, audience, cursors, cursor, query);
   const listing = JSON.stringify(['mcp-tools', audience.key]);
-  const after = cursor === undefined ? undefined : cursors.decode(listing, cursor);
+  const after = cursor === undefined ? undefined : decodeCursor(cursors, listing, cursor);
   const found = catalog.list({ audience }, after, TOOLS_PAGE_SIZE + 1);
   const page = found.slice(0, TOOLS_PAGE_SIZE);
   const tools = page.map((t) => wireTool(t.current));
   if (found.length <= TOOLS_PAGE_SIZE) return { tools };
   return { tools, nextCursor: cursors.encode(listing, page.at(-1)!.name) };
+}
+
+/**
+ * The key a `tools/list` cursor continues after. The catalog's own refusal names A2T's
+ * `pageCursor`; an MCP client sent `cursor`, and is told so.
+ */
+function decodeCursor(cursors: PageCursors, listing: string, cursor: string): string {
+  try {
+    return cursors.decode(listing, cursor);
+  } catch {
+    throw new SculptorError(
+      'request.bad_paging',
+      'This cursor is not one the gateway gave out for this listing (it was altered, comes from another ' +
+        'listing, or was signed with another SCULPTOR_SECRET); call tools/list again without a cursor.',
+    );
+  }
 }
 
 /**
@@ -82,7 +99,7 @@ function searchPage(
     audience.key,
     createHash('sha256').update(query).digest('base64url'),
   ]);
-  const offset = cursor === undefined ? 0 : Number(cursors.decode(listing, cursor));
+  const offset = cursor === undefined ? 0 : Number(decodeCursor(cursors, listing, cursor));
   const ranked = catalog.search(query, { audience }, { offset, limit: TOOLS_PAGE_SIZE + 1 }).items;
   const tools = ranked.slice(0, TOOLS_PAGE_SIZE).map((t) => wireTool(t.current));
   // Not to be kept: a client's list cache is keyed by method and cursor, not by `_meta`, so a

@@ -72,9 +72,12 @@ for (const revision of REVISIONS) {
       // Each enum value's meaning is in the text the model reads.
       expect(JSON.stringify(find.inputSchema)).toContain('Pets with a purchase in progress');
       expect(find.inputSchema).not.toHaveProperty('oneOf');
-      expect(find.annotations).toMatchObject({
+      // A GET: reads, so repeating it is harmless (the POST, PUT and DELETE ones: mcp-paging.test.ts).
+      expect(find.annotations).toEqual({
+        title: 'Find Pets By Status',
         readOnlyHint: true,
         destructiveHint: false,
+        idempotentHint: true,
         openWorldHint: true,
       });
       expect(find.outputSchema).toMatchObject({ type: 'object', required: ['pets', 'count'] });

@@ -53,6 +53,14 @@ for (const revision of REVISIONS) {
       expect((await search('sale status'))[0]).toBe('find_pets_by_status');
       expect((await search('describe a pet from its number'))[0]).toBe('describe_pet');
       expect(await search('zzqxv')).toEqual([]);
+      // The SDK client keeps a plain listing for its ttlMs (2026-07-28) under the method alone, not
+      // its _meta: after a listing, a search must bypass that cache (README, "Search").
+      await client.listTools();
+      const bypassing = await client.listTools(
+        { _meta: { 'io.sculptor/search': 'zzqxv' } },
+        { cacheMode: 'bypass' },
+      );
+      expect(bypassing.tools).toEqual([]);
     });
 
     it('lists each tool once, current version, with the schema, annotations and version in _meta', async () => {

@@ -4,7 +4,10 @@ import { type Gateway, startGateway } from '../../src/server/start-gateway.ts';
 
 /**
  * The real gateway on 127.0.0.1 with an ephemeral port. Backends on loopback
- * are allowed (test-only: the production default refuses them).
+ * are allowed (test-only: the production default refuses them). Load shedding
+ * is off unless a test sets `shedLagMs`: it answers the event loop's lag, which
+ * on a busy test machine is the other test files' doing, not the gateway's
+ * (test/hardening/load-shedding.test.ts tests it with its own threshold).
  */
 export async function startTestGateway(
   sculpts: string,
@@ -21,6 +24,7 @@ export async function startTestGateway(
         sculpts,
         allowPrivateEgress: true,
         secret: 'test-secret-0123456789',
+        shedLagMs: 0,
         ...settings,
       },
     ),

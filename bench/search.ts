@@ -1,9 +1,11 @@
 /**
  * `npm run bench:search` (issue #16): relevance search over a catalog of 10,000 tools, in
- * process — the index build once, then every query of QUERIES many times, each timed alone.
- * Target: p99 < 10 ms per search. The tools are synthetic but word-rich: names, descriptions,
- * inputs and tags drawn from a vocabulary of a few hundred real words plus per-tool rare words,
- * so frequent words match thousands of tools (the expensive case) and rare ones a handful.
+ * process — the index build once, then every query of CLASSES many times, each timed alone.
+ * Target: p99 < 10 ms per search, met by every class of query on its own (one word, a stop
+ * word, several words, a prefix, a typo, no match): the verdict is per class. The tools are
+ * synthetic but word-rich: names, descriptions, inputs and tags drawn from a vocabulary of a few
+ * hundred real words plus per-tool rare words, so frequent words match thousands of tools (the
+ * expensive case) and rare ones a handful.
  *
  *   npm run bench:search [-- --tools 10000 --rounds 200]
  */
@@ -74,19 +76,26 @@ function makeTools(count: number): CompiledTool[] {
   });
 }
 
-const QUERIES = [
-  'weather', // a noun: hundreds of tools
-  'the', // in nearly every tool: the worst case for ranking
-  'find invoice for customer',
-  'refund payment',
-  'schedule meeting with team next week',
-  'weat', // prefix of the last term
-  'invocie', // a typo
-  'zq1', // a rare word, by prefix
-  'list open pull requests of a repository',
-  'currency exchange rate for country',
-  'quantum', // no match
-];
+/**
+ * Queries by class: each class must meet the target on its own, so a slow path (a typo, a
+ * stop word) cannot hide among many fast searches.
+ */
+const CLASSES: Record<string, string[]> = {
+  'one word': ['weather', 'invoice', 'shipment'], // hundreds to thousands of tools each
+  'stop word': ['the', 'for'], // in nearly every tool: the worst case for ranking
+  'several words': [
+    'find invoice for customer',
+    'refund payment',
+    'schedule meeting with team next week',
+    'list open pull requests of a repository',
+    'currency exchange rate for country',
+  ],
+  prefix: ['weat', 'cust', 'zq1'], // the last word as a prefix; zq1 a prefix of rare words
+  typo: ['invocie', 'custmer', 'wether forcast', 'shipmnet status', 'paymnet refnud'],
+  'no match': ['quantum', 'quantum entanglement'],
+};
+/** Untimed searches of every query before timing: compiling each path is not a search's cost. */
+const WARM_UP_ROUNDS = 10;
 
 const started = performance.now();
 const catalog = new Catalog(makeTools(TOOLS));
@@ -97,44 +106,78 @@ const buildMs = performance.now() - buildStart;
 const allowed = (name: string) => !name.startsWith('delete_'); // a tenant allowlist
 const keep = { audience: { mayFind: allowed, mayList: allowed, key: 'bench' } };
 
+// The build leaves ≈ 100 MB of garbage (every tool's words, the postings being built): the
+// collection that follows, wherever it falls, would be counted to whichever class runs then.
+// It is a cost of the build, timed here as such (`node --expose-gc`; npm run bench:search).
+const gcStart = performance.now();
+(globalThis as { gc?: () => void }).gc?.();
+const gcMs = performance.now() - gcStart;
+const collected = 'gc' in globalThis;
+
+const coldStart = performance.now();
+catalog.search('invocie for custmer', keep, { limit: 20 }); // the first real search after a build
+const coldMs = performance.now() - coldStart;
+for (let r = 0; r < WARM_UP_ROUNDS; r++) {
+  for (const query of Object.values(CLASSES).flat()) catalog.search(query, keep, { limit: 20 });
+}
+
+const ms = (values: number[], q: number) => percentile(values, q).toFixed(2);
+const sorted = (values: number[]) => values.sort((a, b) => a - b);
 const all: number[] = [];
 /** CPU time of this process per search: what the search costs, whoever else uses the machine. */
 const allCpu: number[] = [];
-const rows: string[] = [];
-for (const query of QUERIES) {
-  const times: number[] = [];
-  const cpu: number[] = [];
-  let found = 0;
-  for (let r = 0; r < ROUNDS; r++) {
-    const c0 = process.cpuUsage();
-    const t0 = performance.now();
-    found = catalog.search(query, keep, { limit: 20 }).total;
-    times.push(performance.now() - t0);
-    const c = process.cpuUsage(c0);
-    cpu.push((c.user + c.system) / 1000);
+const queryRows: string[] = [];
+const classRows: string[] = [];
+const missed: string[] = [];
+for (const [name, queries] of Object.entries(CLASSES)) {
+  const classTimes: number[] = [];
+  const classCpu: number[] = [];
+  for (const query of queries) {
+    const times: number[] = [];
+    const cpu: number[] = [];
+    let found = 0;
+    for (let r = 0; r < ROUNDS; r++) {
+      const c0 = process.cpuUsage();
+      const t0 = performance.now();
+      found = catalog.search(query, keep, { limit: 20 }).total;
+      times.push(performance.now() - t0);
+      const c = process.cpuUsage(c0);
+      cpu.push((c.user + c.system) / 1000);
+    }
+    classTimes.push(...times);
+    classCpu.push(...cpu);
+    queryRows.push(
+      `| ${name} | ${query} | ${found} | ${ms(sorted(times), 0.5)} | ${ms(times, 0.99)} | ${ms(sorted(cpu), 0.99)} |`,
+    );
   }
-  times.sort((a, b) => a - b);
-  cpu.sort((a, b) => a - b);
-  all.push(...times);
-  allCpu.push(...cpu);
-  rows.push(
-    `| ${query} | ${found} | ${percentile(times, 0.5).toFixed(2)} | ${percentile(times, 0.99).toFixed(2)} | ${percentile(cpu, 0.99).toFixed(2)} |`,
+  sorted(classTimes);
+  sorted(classCpu);
+  const p99 = percentile(classTimes, 0.99);
+  if (p99 >= TARGET_P99_MS) missed.push(name);
+  classRows.push(
+    `| ${name} | ${classTimes.length} | ${ms(classTimes, 0.5)} | ${p99.toFixed(2)} | ${ms(classCpu, 0.99)} | ${p99 < TARGET_P99_MS ? 'met' : 'MISSED'} |`,
   );
+  all.push(...classTimes);
+  allCpu.push(...classCpu);
 }
-all.sort((a, b) => a - b);
-allCpu.sort((a, b) => a - b);
-const p99 = percentile(all, 0.99);
+sorted(all);
+sorted(allCpu);
 const heapMb = process.memoryUsage().heapUsed / 1024 / 1024;
 process.stdout.write(
   [
-    `search over ${TOOLS} tools (${ROUNDS} runs per query; generated in ${generatedMs.toFixed(0)} ms, index built in ${buildMs.toFixed(0)} ms, heap ${heapMb.toFixed(0)} MB)`,
+    `search over ${TOOLS} tools (${ROUNDS} runs per query after ${WARM_UP_ROUNDS} untimed; generated in ${generatedMs.toFixed(0)} ms, index built in ${buildMs.toFixed(0)} ms${collected ? ` and its garbage collected in ${gcMs.toFixed(0)} ms` : ' (run with --expose-gc to collect its garbage before timing)'}, first search after the build ${coldMs.toFixed(2)} ms, heap ${heapMb.toFixed(0)} MB)`,
     '',
-    '| query | found | p50 ms | p99 ms | p99 CPU ms |',
-    '| --- | ---: | ---: | ---: | ---: |',
-    ...rows,
+    '| class | query | found | p50 ms | p99 ms | p99 CPU ms |',
+    '| --- | --- | ---: | ---: | ---: | ---: |',
+    ...queryRows,
     '',
-    `all searches: p50 ${percentile(all, 0.5).toFixed(2)} ms, p99 ${p99.toFixed(2)} ms (target < ${TARGET_P99_MS} ms): ${p99 < TARGET_P99_MS ? 'met' : 'MISSED'}; CPU p99 ${percentile(allCpu, 0.99).toFixed(2)} ms; load average ${os.loadavg()[0]!.toFixed(1)} on ${os.availableParallelism()} cores`,
+    `| class | searches | p50 ms | p99 ms | p99 CPU ms | p99 < ${TARGET_P99_MS} ms |`,
+    '| --- | ---: | ---: | ---: | ---: | --- |',
+    ...classRows,
+    `| all | ${all.length} | ${ms(all, 0.5)} | ${ms(all, 0.99)} | ${ms(allCpu, 0.99)} | ${missed.length === 0 ? 'met' : `MISSED by ${missed.join(', ')}`} |`,
+    '',
+    `load average ${os.loadavg()[0]!.toFixed(1)} on ${os.availableParallelism()} cores`,
     '',
   ].join('\n'),
 );
-if (p99 >= TARGET_P99_MS) process.exitCode = 1;
+if (missed.length > 0) process.exitCode = 1;

@@ -30,6 +30,13 @@ const FUZZY_WEIGHT = 0.4;
 const MAX_PREFIX_EXPANSION = 64;
 /** Shorter words are matched exactly: one edit changes too much of them. */
 const FUZZY_MIN_LENGTH = 5;
+/**
+ * A typo's work is bounded however the vocabulary is made: at most this many candidates (words
+ * sharing a deletion with it) are compared letter by letter, and at most this many of those one
+ * edit away count. Real words have a few neighbours one edit away, rarely more.
+ */
+const MAX_FUZZY_CHECKS = 256;
+const MAX_FUZZY_EXPANSION = 16;
 
 interface Posting {
   docs: Int32Array;
@@ -51,8 +58,9 @@ interface Posting {
  * Terms are split on punctuation, `snake_case` and `camelCase`, folded to lower case and lightly
  * singularised, so "pets" finds `find_pet_by_id` and "weatherForecast" finds "weather forecast".
  * The last query word also matches as a prefix (the agent may still be typing), and a word of 5+
- * letters that no tool has matches words one edit away . Words combine with
- * OR: a tool matching more of them ranks higher; ties keep catalog (name) order.
+ * letters that no tool has matches the words one edit away: a deletion index (below) names the
+ * few candidates, so a typo costs little more than the word spelt right. Words combine with OR:
+ * a tool matching more of them ranks higher; ties keep catalog (name) order.
  */
 export class ToolSearch<T> {
   readonly #items: readonly T[];
@@ -193,8 +201,14 @@ export class ToolSearch<T> {
   /** Indexed words one edit away from `word`. */
   #nearby(word: string): Set<string> {
     const found = new Set<string>();
+    let checks = 0;
     for (const key of deletionsOf(word)) {
-      for (const w of this.#deletions.get(key) ?? []) if (withinEdits(word, w, 1)) found.add(w);
+      for (const w of this.#deletions.get(key) ?? []) {
+        if (found.has(w)) continue;
+        if (++checks > MAX_FUZZY_CHECKS) return found;
+        if (withinEdits(word, w, 1)) found.add(w);
+        if (found.size === MAX_FUZZY_EXPANSION) return found;
+      }
     }
     return found;
   }

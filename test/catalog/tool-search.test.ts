@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { Catalog } from '../../src/catalog/catalog.ts';
-import { MAX_QUERY_LENGTH, normalizeTerm, tokenize } from '../../src/catalog/tool-search.ts';
+import { MAX_QUERY_LENGTH, normalizeTerm, tokenize, ToolSearch } from '../../src/catalog/tool-search.ts';
 import type { CompiledTool } from '../../src/compile/compile-tool.ts';
 import { type InputParameter, toolIdFor } from '../../src/compile/tool-signature.ts';
 import { SculptorError } from '../../src/errors/sculptor-error.ts';
@@ -78,6 +78,26 @@ describe('Catalog.search', () => {
     expect(catalog.search('the user', {}, { limit: 0 })).toEqual({ total: all.length, items: [] });
   });
 
+  it('starts every search from zero, even after a filter threw midway through the last one', () => {
+    const before = catalog.search('pet invoice weat');
+    let calls = 0;
+    expect(() =>
+      catalog.search('pet invoice weat', {
+        audience: {
+          mayFind: () => true,
+          mayList: () => {
+            if (++calls === 2) throw new Error('filter failed');
+            return true;
+          },
+          key: 'throws',
+        },
+      }),
+    ).toThrow('filter failed');
+    // Scores left over from the failed search would show here as extra or reordered tools.
+    expect(catalog.search('pet invoice weat')).toEqual(before);
+    expect(names('refund')).toEqual(['refund_payment']);
+  });
+
   it('ranks the same query the same way every time (ties in name order)', () => {
     const first = names('the user');
     expect(first.length).toBeGreaterThan(5);
@@ -119,5 +139,30 @@ describe('terms', () => {
     ['matches', 'match'],
   ])('normalizeTerm(%j) = %j', (term, expected) => {
     expect(normalizeTerm(term)).toBe(expected);
+  });
+});
+
+describe('typo tolerance', () => {
+  const words = (list: string[]) =>
+    new ToolSearch(list, (w) => ({ name: w, description: '', inputs: '', tags: '' }));
+
+  it('finds words one edit away (substitution, insertion, deletion, adjacent swap), not two', () => {
+    const search = words(['invoice', 'customer', 'shipment', 'weather']);
+    for (const [query, expected] of [
+      ['invoixe', ['invoice']],
+      ['custommer', ['customer']],
+      ['shipent', ['shipment']],
+      ['waether', ['weather']],
+      ['wtaeher', []],
+    ] as const) {
+      expect(search.search(query).items, query).toEqual(expected);
+    }
+  });
+
+  it('counts a bounded number of neighbours, however many words are one edit away', () => {
+    // 26 words "abcd?" that differ in their last letter: all one substitution from "abcdé".
+    const search = words([...'fghijklmnopqrstuvwxyz01234'].map((c) => `abcd${c}`));
+    expect(search.search('abcdz').items).toEqual(['abcdz']);
+    expect(search.search('abcdé').total).toBe(16);
   });
 });

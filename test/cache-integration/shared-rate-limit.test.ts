@@ -51,9 +51,27 @@ async function burst(): Promise<{ admitted: number; limited: number }> {
 
 describe('shared rate limit', () => {
   it('3 replicas × 12 requests with a burst of 12: 12 admitted in all (± 1 refilled meanwhile)', async () => {
-    await threeReplicas(REDIS_URL);
-    for (const r of replicas) expect(await (r.cache as RedisCacheStore).waitUntilReady(2000)).toBe(true);
-    const { admitted, limited } = await burst();
+    // A script Redis does not answer within the store's 50 ms budget falls back to the replica's
+    // own bucket, as documented; on a busy machine that happens. The bound is asserted on a burst
+    // Redis answered in full (no timeout, error or skip counted), tried at most 3 times.
+    const unanswered = () =>
+      replicas.reduce((n, r) => {
+        const { timeouts, errors, skipped, unavailable } = (r.cache as RedisCacheStore).stats();
+        return n + timeouts + errors + skipped + unavailable;
+      }, 0);
+    let result: { admitted: number; limited: number } | undefined;
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      await threeReplicas(REDIS_URL);
+      for (const r of replicas) expect(await (r.cache as RedisCacheStore).waitUntilReady(2000)).toBe(true);
+      result = await burst();
+      if (unanswered() === 0) break;
+      reportFigures(`[rate limit] attempt ${attempt}: Redis missed its budget, replicas fell back; again`);
+      await Promise.all(replicas.map((r) => r.close()));
+      replicas = [];
+      result = undefined;
+    }
+    expect(result, 'Redis missed its budget in each of 3 attempts').toBeDefined();
+    const { admitted, limited } = result!;
     reportFigures(
       `[rate limit] shared through Redis: ${admitted} admitted, ${limited} limited (burst ${BURST})`,
     );

@@ -35,6 +35,7 @@ if (settings.tracing) {
     ]);
   const { backendClientAttributes } = await import('./tracing.ts');
   const { enableRedisSpans } = await import('./redis-spans.ts');
+  const { createTraceExporter, exportsOtlpProtobuf } = await import('./otlp-trace-exporter.ts');
 
   const named =
     Boolean(process.env.OTEL_SERVICE_NAME) ||
@@ -46,6 +47,8 @@ if (settings.tracing) {
     // Traces only: no OTLP metrics or logs (Prometheus /metrics, JSON on stdout).
     metricReaders: [],
     logRecordProcessors: [],
+    // OTLP/HTTP protobuf (the default): the same exporter, with a cheaper serializer (issue #18).
+    ...(exportsOtlpProtobuf(process.env) ? { traceExporter: createTraceExporter() } : {}),
     // A CLIENT span per backend call only when asked (SCULPTOR_TRACE_BACKEND_CALLS=true,
     // issue #18); otherwise the gateway injects the trace context into backend calls itself
     // (tracing.ts, withTraceContext).

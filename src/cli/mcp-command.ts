@@ -70,13 +70,15 @@ export async function mcpCommand({ values, positionals }: ParsedArgs): Promise<n
     'serving',
   );
 
-  const reload = async () => {
+  const reload = async (changedSince?: () => boolean) => {
     try {
       // The caller stays the one the process started as; its tenant's tools are read anew.
       ({ catalog } = await compile());
       stdio.catalogChanged();
       logger.info({ event: 'reloaded', tools: catalog.size }, 'reloaded');
     } catch (err) {
+      // Changed again while it was read (--watch): the reload already coming decides.
+      if (changedSince?.()) return;
       const errors = err instanceof SculptLoadError ? err.errors.map((e) => e.format()) : [String(err)];
       logger.warn({ event: 'reload_failed', errors }, 'reload failed: the last good catalog is kept');
     }

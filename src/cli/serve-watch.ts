@@ -65,12 +65,14 @@ export async function serveWatching(
   let generation = 0;
   const watcher = watchSculpts(
     dir,
-    async () => {
+    async (changedSince) => {
       const n = ++generation;
       try {
-        await gateway.reload();
+        await gateway.reload({ superseded: changedSince });
         await report(`reloaded (#${n})`);
       } catch (err) {
+        // Saved again while it was read: the next reload, already coming, reports.
+        if (changedSince()) return;
         if (!(err instanceof SculptLoadError)) {
           print(`sculptor: reload #${n} failed: ${(err as Error).message}`);
           return;

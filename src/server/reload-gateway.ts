@@ -32,10 +32,10 @@ export function startReloads(gateway: Gateway, settings: Settings, logger: Logge
   let closed = false;
   let tail: Promise<void> = Promise.resolve();
   let waiting = false;
-  const once = async (trigger: ReloadTrigger): Promise<void> => {
+  const once = async (trigger: ReloadTrigger, superseded?: () => boolean): Promise<void> => {
     const started = performance.now();
     try {
-      const catalog = await gateway.reload();
+      const catalog = await gateway.reload(superseded ? { superseded } : {});
       logger.info(
         {
           event: 'reloaded',
@@ -47,6 +47,15 @@ export function startReloads(gateway: Gateway, settings: Settings, logger: Logge
         `reloaded: serving generation ${gateway.generation} (${catalog.size} tool(s))`,
       );
     } catch (err) {
+      // The folder changed while it was read (a ConfigMap swap between listing a file and reading
+      // it): what failed was a mix of two versions, and the reload that change triggers decides.
+      if (superseded?.()) {
+        logger.info(
+          { event: 'reload_superseded', trigger },
+          'the sculpts changed while they were read; reading them again',
+        );
+        return;
+      }
       const errors = err instanceof SculptLoadError ? err.errors : [];
       for (const e of errors) {
         const at = e.at ? `${e.at.file}:${e.at.line}:${e.at.column}` : undefined;
@@ -68,12 +77,12 @@ export function startReloads(gateway: Gateway, settings: Settings, logger: Logge
       );
     }
   };
-  const reload = (trigger: ReloadTrigger): Promise<void> => {
+  const reload = (trigger: ReloadTrigger, superseded?: () => boolean): Promise<void> => {
     if (closed || waiting) return tail;
     waiting = true;
     tail = tail.then(async () => {
       waiting = false;
-      if (!closed) await once(trigger);
+      if (!closed) await once(trigger, superseded);
     });
     return tail;
   };
@@ -81,7 +90,7 @@ export function startReloads(gateway: Gateway, settings: Settings, logger: Logge
   const onHangup = () => void reload('SIGHUP');
   process.on('SIGHUP', onHangup);
   const watcher = settings.reloadOnChange
-    ? watchSculpts(settings.sculpts, () => reload('change'), {
+    ? watchSculpts(settings.sculpts, (changedSince) => reload('change', changedSince), {
         files: settings.callers ? [settings.callers] : [],
       })
     : undefined;

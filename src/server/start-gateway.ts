@@ -32,6 +32,14 @@ import { createLoadShedder } from './load-shedder.ts';
 import { createInvocationGate } from './invocation-gate.ts';
 import { createSharedRateLimiter } from './rate-limiter.ts';
 
+export interface ReloadOptions {
+  /**
+   * Whether the sculpts changed while this reload read them (watchSculpts' `changedSince`): a
+   * failure is then not counted as a refused reload — the reload that change triggers decides.
+   */
+  superseded?: () => boolean;
+}
+
 export interface Gateway {
   url: string;
   catalog: () => Catalog;
@@ -42,7 +50,7 @@ export interface Gateway {
    * SculptLoadError and the gateway keeps serving the last good catalog.
    * Counted in /metrics either way.
    */
-  reload(): Promise<Catalog>;
+  reload(options?: ReloadOptions): Promise<Catalog>;
   /** The catalog served: 1 as loaded at start, one more per reload that replaced it. */
   readonly generation: number;
   cache: CacheStore;
@@ -301,12 +309,12 @@ export async function startGateway({
   return {
     url: `http://${host}:${address.port}`,
     catalog: () => catalog,
-    async reload() {
+    async reload(options = {}) {
       let next: Awaited<ReturnType<typeof compile>>;
       try {
         next = await compile();
       } catch (err) {
-        metrics.catalogLoaded('refused', generation);
+        if (!options.superseded?.()) metrics.catalogLoaded('refused', generation);
         throw err;
       }
       // Sculpts and callers are swapped together, so a request never sees one without the other.

@@ -28,7 +28,9 @@ function isEditorTemporary(name: string): boolean {
 
 /**
  * Calls `onChange` after files below `dir` change, debounced, never twice at
- * once: changes during a run cause one more run. Editor temporaries are
+ * once: changes during a run cause one more run, and `changedSince()` tells the
+ * run that one is coming (a load that read the folder while it changed — a
+ * ConfigMap swap between listing a file and reading it — is superseded by it). Editor temporaries are
  * ignored; the lock file is not (the gateway checks the sculpts against it).
  *
  * Each folder is watched on its own (non-recursive fs.watch) and the set of
@@ -43,13 +45,15 @@ function isEditorTemporary(name: string): boolean {
  */
 export function watchSculpts(
   dir: string,
-  onChange: () => Promise<void>,
+  onChange: (changedSince: () => boolean) => Promise<void>,
   options: WatchOptions = {},
 ): SculptWatcher {
   const debounceMs = options.debounceMs ?? WATCH_DEBOUNCE_MS;
   const root = path.resolve(dir);
   const watchers = new Map<string, FSWatcher>();
   let timer: NodeJS.Timeout | undefined;
+  /** Relevant events seen so far: a run compares it with its start (changedSince). */
+  let changes = 0;
   let running = false;
   let pending = false;
   let closed = false;
@@ -62,7 +66,8 @@ export function watchSculpts(
     running = true;
     try {
       await syncWatchers();
-      await onChange();
+      const seen = changes;
+      await onChange(() => changes !== seen);
     } finally {
       running = false;
       if (pending && !closed) {
@@ -81,7 +86,10 @@ export function watchSculpts(
     try {
       const watcher = watch(folder, (_event, file) => {
         const name = file ? path.basename(String(file)) : '';
-        if (relevant(name)) schedule();
+        if (relevant(name)) {
+          changes++;
+          schedule();
+        }
       });
       // A folder removed while watched: forget it at the next sync.
       watcher.on('error', () => {

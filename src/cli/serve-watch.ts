@@ -43,6 +43,12 @@ export async function serveWatching(
     process.stderr.write(`\n${err.errors.length} error(s); nothing was served. Fix them and start again.\n`);
     return 1;
   }
+  // Listening for the stop signals before saying anything: a SIGINT right after the first line
+  // (a script, a test, an impatient designer) must stop the server cleanly, not kill it.
+  const stopped = new Promise<void>((resolve) => {
+    process.once('SIGTERM', () => resolve());
+    process.once('SIGINT', () => resolve());
+  });
   const report = async (verb: string) => {
     const tools = gateway
       .catalog()
@@ -89,10 +95,7 @@ export async function serveWatching(
   await watcher.ready;
   print(`sculptor: serving at ${gateway.url}${settings.prefix}/tools, watching ${dir} for changes`);
   await report('loaded');
-  await new Promise<void>((resolve) => {
-    process.once('SIGTERM', () => resolve());
-    process.once('SIGINT', () => resolve());
-  });
+  await stopped;
   watcher.close();
   print('sculptor: stopping');
   await gateway.close();

@@ -38,13 +38,15 @@ export async function studioCommand({ values, positionals }: ParsedArgs): Promis
     typeof address === 'object' && address
       ? `http://${shown}:${address.port}/studio/`
       : `http://${shown}:${port}/studio/`;
-  console.log(
-    `Sculptor Studio on ${url} for ${workspace.dir}${callers ? " (behind the callers' bearer tokens)" : ''} (Ctrl-C stops it)`,
-  );
-  await new Promise<void>((resolve) => {
+  // Listening for Ctrl-C before printing the address (see run-gateway.ts).
+  const stopped = new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
+  console.log(
+    `Sculptor Studio on ${url} for ${workspace.dir}${callers ? " (behind the callers' bearer tokens)" : ''} (Ctrl-C stops it)`,
+  );
+  await stopped;
   server.close();
   await workspace.close();
   return 0;

@@ -42,6 +42,12 @@ export async function runGateway(
   });
   const reloads = startReloads(gateway, settings, logger);
   await reloads.ready;
+  // Listening for the stop signals before saying "serving": a process descheduled right after
+  // writing that line must still drain on a SIGTERM sent at once, not die of it.
+  const stopSignal = new Promise<string>((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.once('SIGINT', () => resolve('SIGINT'));
+  });
   logger.info(
     {
       event: 'serving',
@@ -77,10 +83,7 @@ export async function runGateway(
     );
   }
 
-  const signal = await new Promise<string>((resolve) => {
-    process.once('SIGTERM', () => resolve('SIGTERM'));
-    process.once('SIGINT', () => resolve('SIGINT'));
-  });
+  const signal = await stopSignal;
   reloads.close();
   logger.info({ event: 'draining', signal, drain_ms: settings.drainMs }, 'draining');
   // A second signal, or a shutdown that overruns its budget, ends the process at once.

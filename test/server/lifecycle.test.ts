@@ -190,6 +190,19 @@ describe('a collector that refuses exports', () => {
   }, 20_000);
 });
 
+describe('stop signals', () => {
+  it('are listened for before the "serving" line is written: a SIGTERM sent on reading it drains', async () => {
+    const backend = await backendFor();
+    const gateway = await gatewayFor(backend, {}, ['./test/server/fixtures/report-signal-listeners.ts']);
+    // stderr is its own pipe: its line may arrive just after the serving line.
+    await expect.poll(() => gateway.stderr.join(''), { timeout: 5000 }).toMatch(/signal-listeners/);
+    expect(gateway.stderr.join('')).toMatch(/signal-listeners SIGTERM=[1-9]\d* SIGINT=[1-9]/);
+    gateway.child.kill('SIGTERM');
+    expect((await gateway.exited).code).toBe(0);
+    expect(gateway.logs().map((l) => l.event)).toEqual(expect.arrayContaining(['draining', 'drained']));
+  });
+});
+
 describe('crashes', () => {
   it.each(['exception', 'rejection'])(
     'an uncaught %s is logged, redacted, and the process exits 70',

@@ -65,6 +65,14 @@ export async function mcpCommand({ values, positionals }: ParsedArgs): Promise<n
     traceCall: traceMcpCall,
     onError: (err) => logger.debug({ event: 'mcp_error', err: describeError(err) }, 'mcp message refused'),
   });
+  // Listening for the end before saying "serving" (see run-gateway.ts): a signal sent on that line
+  // must end the process cleanly, not by its default action.
+  const ended = new Promise<void>((resolve) => {
+    process.stdin.once('end', resolve);
+    process.stdin.once('close', resolve);
+    process.once('SIGTERM', resolve);
+    process.once('SIGINT', resolve);
+  });
   logger.info(
     { event: 'serving', transport: 'stdio', tools: catalog.size, sculpts: settings.sculpts },
     'serving',
@@ -87,12 +95,7 @@ export async function mcpCommand({ values, positionals }: ParsedArgs): Promise<n
   const watcher = values.watch === true ? watchSculpts(settings.sculpts, reload) : undefined;
 
   // The client closing stdin ends the connection (the SDK closes its transport), and the process.
-  await new Promise<void>((resolve) => {
-    process.stdin.once('end', resolve);
-    process.stdin.once('close', resolve);
-    process.once('SIGTERM', resolve);
-    process.once('SIGINT', resolve);
-  });
+  await ended;
   watcher?.close();
   await Promise.allSettled([stdio.close(), core.close()]);
   return 0;

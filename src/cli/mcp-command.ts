@@ -14,6 +14,7 @@ import { traceMcpCall } from '../telemetry/mcp-span.ts';
 import { loadCatalog } from '../server/load-catalog.ts';
 import type { ParsedArgs } from './command-table.ts';
 import { sculptsDir } from './designer-commands.ts';
+import { stopSignal } from '../server/stop-signal.ts';
 import { watchSculpts } from '../server/watch-sculpts.ts';
 
 /**
@@ -65,14 +66,14 @@ export async function mcpCommand({ values, positionals }: ParsedArgs): Promise<n
     traceCall: traceMcpCall,
     onError: (err) => logger.debug({ event: 'mcp_error', err: describeError(err) }, 'mcp message refused'),
   });
-  // Listening for the end before saying "serving" (see run-gateway.ts): a signal sent on that line
-  // must end the process cleanly, not by its default action.
-  const ended = new Promise<void>((resolve) => {
-    process.stdin.once('end', resolve);
-    process.stdin.once('close', resolve);
-    process.once('SIGTERM', resolve);
-    process.once('SIGINT', resolve);
-  });
+  // Listened for before saying "serving" (stop-signal.ts); the client closing stdin ends it too.
+  const ended = Promise.race([
+    stopSignal(),
+    new Promise<void>((resolve) => {
+      process.stdin.once('end', resolve);
+      process.stdin.once('close', resolve);
+    }),
+  ]);
   logger.info(
     { event: 'serving', transport: 'stdio', tools: catalog.size, sculpts: settings.sculpts },
     'serving',

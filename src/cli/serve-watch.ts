@@ -4,6 +4,7 @@ import { type Finding, formatFinding } from '../designer/findings.ts';
 import { backendsMissingCredentials, missingCredentialsHint } from '../engine/attach-credentials.ts';
 import { SculptLoadError } from '../errors/sculptor-error.ts';
 import { type Gateway, type GatewayOptions, startGateway } from '../server/start-gateway.ts';
+import { stopSignal } from '../server/stop-signal.ts';
 import { watchSculpts } from '../server/watch-sculpts.ts';
 
 /** The lock's errors, which the gateway refuses a catalog for unless SCULPTOR_ALLOW_LOCK_DRIFT is set. */
@@ -43,12 +44,8 @@ export async function serveWatching(
     process.stderr.write(`\n${err.errors.length} error(s); nothing was served. Fix them and start again.\n`);
     return 1;
   }
-  // Listening for the stop signals before saying anything: a SIGINT right after the first line
-  // (a script, a test, an impatient designer) must stop the server cleanly, not kill it.
-  const stopped = new Promise<void>((resolve) => {
-    process.once('SIGTERM', () => resolve());
-    process.once('SIGINT', () => resolve());
-  });
+  // Listened for before the first line (stop-signal.ts).
+  const stopped = stopSignal();
   const report = async (verb: string) => {
     const tools = gateway
       .catalog()

@@ -6,6 +6,7 @@ import { SculptLoadError } from '../errors/sculptor-error.ts';
 import { createStudioApp } from '../studio/studio-app.ts';
 import { openWorkspace } from '../studio/studio-workspace.ts';
 import type { ParsedArgs } from './command-table.ts';
+import { stopSignal } from '../server/stop-signal.ts';
 
 /** Listening addresses that only this machine can reach. */
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
@@ -38,11 +39,8 @@ export async function studioCommand({ values, positionals }: ParsedArgs): Promis
     typeof address === 'object' && address
       ? `http://${shown}:${address.port}/studio/`
       : `http://${shown}:${port}/studio/`;
-  // Listening for Ctrl-C before printing the address (see run-gateway.ts).
-  const stopped = new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
+  // Listened for before printing the address (stop-signal.ts).
+  const stopped = stopSignal();
   console.log(
     `Sculptor Studio on ${url} for ${workspace.dir}${callers ? " (behind the callers' bearer tokens)" : ''} (Ctrl-C stops it)`,
   );

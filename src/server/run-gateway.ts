@@ -10,6 +10,7 @@ import { createLogger, describeError } from '../telemetry/logger.ts';
 import { shutdownTelemetry, telemetryHandle } from '../telemetry/sdk-handle.ts';
 import { startReloads } from './reload-gateway.ts';
 import { type GatewayOptions, startGateway } from './start-gateway.ts';
+import { stopSignal } from './stop-signal.ts';
 
 /** Exit status after an uncaught exception or unhandled rejection (EX_SOFTWARE). */
 export const CRASH_EXIT_CODE = 70;
@@ -42,12 +43,8 @@ export async function runGateway(
   });
   const reloads = startReloads(gateway, settings, logger);
   await reloads.ready;
-  // Listening for the stop signals before saying "serving": a process descheduled right after
-  // writing that line must still drain on a SIGTERM sent at once, not die of it.
-  const stopSignal = new Promise<string>((resolve) => {
-    process.once('SIGTERM', () => resolve('SIGTERM'));
-    process.once('SIGINT', () => resolve('SIGINT'));
-  });
+  // Listened for before saying "serving" (stop-signal.ts).
+  const stopped = stopSignal();
   logger.info(
     {
       event: 'serving',
@@ -83,7 +80,7 @@ export async function runGateway(
     );
   }
 
-  const signal = await stopSignal;
+  const signal = await stopped;
   reloads.close();
   logger.info({ event: 'draining', signal, drain_ms: settings.drainMs }, 'draining');
   // A second signal, or a shutdown that overruns its budget, ends the process at once.

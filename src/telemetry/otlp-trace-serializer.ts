@@ -12,6 +12,7 @@
  * encoded once and its bytes copied afterwards; a value seen with too many different values
  * (a call id) is encoded every time. Resource and scope are once per batch.
  */
+import type { SpanContext } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 
 type AttributeValue = unknown;
@@ -266,6 +267,19 @@ function writeHrTime(w: Writer, time: readonly [number, number]): void {
   w.fixed64(low32 >>> 0, high);
 }
 
+/** Fields 1–3 of a Span and of a Span.Link alike: trace id, span id, trace state when there is one. */
+function writeSpanContext(w: Writer, ctx: SpanContext): void {
+  w.tag(1, 2);
+  w.hex(ctx.traceId);
+  w.tag(2, 2);
+  w.hex(ctx.spanId);
+  const traceState = ctx.traceState?.serialize();
+  if (traceState) {
+    w.tag(3, 2);
+    w.string(traceState);
+  }
+}
+
 function spanFlags(traceFlags: number, isRemote: boolean | undefined): number {
   return (traceFlags & 255) | 256 | (isRemote ? 512 : 0);
 }
@@ -350,15 +364,7 @@ export class TraceSerializer {
   #span(w: Writer, span: ReadableSpan): void {
     const at = w.begin();
     const ctx = span.spanContext();
-    w.tag(1, 2);
-    w.hex(ctx.traceId);
-    w.tag(2, 2);
-    w.hex(ctx.spanId);
-    const traceState = ctx.traceState?.serialize();
-    if (traceState) {
-      w.tag(3, 2);
-      w.string(traceState);
-    }
+    writeSpanContext(w, ctx);
     if (span.parentSpanContext?.spanId) {
       w.tag(4, 2);
       w.hex(span.parentSpanContext.spanId);
@@ -401,15 +407,7 @@ export class TraceSerializer {
       w.tag(13, 2);
       const l = w.begin();
       const c = link.context;
-      w.tag(1, 2);
-      w.hex(c.traceId);
-      w.tag(2, 2);
-      w.hex(c.spanId);
-      const linkState = c.traceState?.serialize();
-      if (linkState) {
-        w.tag(3, 2);
-        w.string(linkState);
-      }
+      writeSpanContext(w, c);
       if (link.attributes) writeAttributes(w, link.attributes as Attributes, 4);
       w.tag(5, 0);
       w.varint(link.droppedAttributesCount || 0);

@@ -18,6 +18,7 @@ import { toolIdFor } from '../compile/tool-signature.ts';
 import { readSettings } from '../config/settings.ts';
 import { loadRecordings, startReplayServer } from '../replay/index.ts';
 import { startGateway } from '../server/start-gateway.ts';
+import { stopSignal } from '../server/stop-signal.ts';
 import { replayEnv } from './point-at-replay.ts';
 
 const WEATHER = path.resolve(import.meta.dirname, '../../sculpts/weather');
@@ -76,11 +77,9 @@ async function main(): Promise<number> {
     console.log(`POST ${invokeUrl} → ${res.status}\n${text}`);
     code = res.status === 200 ? 0 : 1;
   } else {
+    const stopped = stopSignal();
     console.log('Ctrl-C to stop.');
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', () => resolve());
-      process.once('SIGTERM', () => resolve());
-    });
+    await stopped;
   }
   await gateway.close();
   await replay.close();

@@ -10,10 +10,14 @@
  *   node bench/single-op-ab.ts [--rounds 9 --duration 4 --warmup 15 --connections 8] \
  *     name=kind:tree[:KEY=value,…] …
  *   kinds: bare (the node:http floor), hand, hand_tel, sculptor, sculptor_tel; a gateway kind
- *   may name a face of invocations.ts's FACE_INVOCATIONS: sculptor_lite, sculptor_tel_lite (default A2T)
+ *   may name a face of invocations.ts's FACE_INVOCATIONS: sculptor_lite, sculptor_mcp,
+ *   sculptor_tel_lite, sculptor_tel_mcp (default A2T); each is sent with its face's headers
  *
  * The first variant is the baseline of the ratios; per-round ratios pair
- * variants measured within the same round.
+ * variants measured within the same round. On a shared two-core machine the same server's CPU
+ * per request drifts by up to 2× within minutes: many short rounds (`--rounds 20 --duration 1`)
+ * resolve smaller differences than a few long ones. Each row also shows the server's system
+ * CPU and read/write system calls per request (`/proc/<pid>/io`).
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -24,7 +28,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { type ReadyMessage, startChild } from './child.ts';
-import { foreignCores, pidsNamed, snapshot, usedMs } from './cpu.ts';
+import { foreignCores, pidsNamed, processSyscalls, snapshot, usedMs } from './cpu.ts';
 import { FACE_INVOCATIONS, FORECAST_BODY, HAND_WRITTEN_PATH, JSON_POST } from './invocations.ts';
 import type { LoadResult, LoadSpec } from './load.ts';
 import { median } from './stats.ts';
@@ -156,6 +160,7 @@ async function main(): Promise<void> {
         throw new Error(`${arg}: no face '${faceKey}' (${FACE_INVOCATIONS.map((f) => f.key).join(', ')})`);
       const invokeUrl = (url: string) => `${url}${face.path}`;
       let body = FORECAST_BODY;
+      let headers = JSON_POST.headers;
       let server: Server;
       let url: string;
       if (kind === 'bare') {
@@ -184,21 +189,24 @@ async function main(): Promise<void> {
         );
         url = invokeUrl(server.url);
         body = face.body;
+        headers = face.headers;
       } else if (gatewayKind === 'sculptor_tel') {
         server = await cliGateway(root, { ...env, ...otel, ...extra }, path.join(tmp, `${name}.log`));
         url = invokeUrl(server.url);
         body = face.body;
+        headers = face.headers;
       } else {
         throw new Error(`${arg}: kind must be bare, hand, hand_tel, sculptor[_face] or sculptor_tel[_face]`);
       }
       servers.push(server);
-      const res = await fetch(url, { method: 'POST', headers: JSON_POST.headers, body });
+      const res = await fetch(url, { method: 'POST', headers, body });
       const text = await res.text();
       if (res.status !== 200 || !text.includes('"temperature"'))
         throw new Error(`${name}: ${res.status} ${text}`);
       const spec: LoadSpec = {
         key: name,
-        ...JSON_POST,
+        method: 'POST',
+        headers,
         url,
         body,
         connections: Number(args.connections),
@@ -230,22 +238,32 @@ async function main(): Promise<void> {
     ];
     for (const v of variants) await runLoad({ ...v.spec, durationSec: Number(args.warmup) });
 
-    const rounds = new Map<string, Array<{ cpu: number; rps: number; foreign: number }>>(
-      variants.map((v) => [v.name, []]),
-    );
+    const rounds = new Map<
+      string,
+      Array<{ cpu: number; rps: number; foreign: number; reads: number; writes: number; systemUs: number }>
+    >(variants.map((v) => [v.name, []]));
     for (let r = 0; r < Number(args.rounds); r++) {
       const order = variants.map((_, i) => variants[(i + r) % variants.length]!);
       const line: string[] = [];
       for (const v of order) {
         const before = snapshot(ours);
+        const ioBefore = processSyscalls(v.server.process.pid!);
         const result = await runLoad(v.spec);
+        const ioAfter = processSyscalls(v.server.process.pid!);
         const after = snapshot(ours);
         const cpu = (1000 * (usedMs(before, after, v.server.process.pid!) ?? Number.NaN)) / result.requests;
         const foreign = foreignCores(before, after, ours) ?? Number.NaN;
-        rounds.get(v.name)!.push({ cpu, rps: result.rps, foreign });
+        const perRequest = (pick: (io: NonNullable<typeof ioAfter>) => number) =>
+          ioBefore && ioAfter ? (pick(ioAfter) - pick(ioBefore)) / result.requests : Number.NaN;
+        const io = {
+          reads: perRequest((x) => x.reads),
+          writes: perRequest((x) => x.writes),
+          systemUs: 1000 * perRequest((x) => x.systemMs),
+        };
+        rounds.get(v.name)!.push({ cpu, rps: result.rps, foreign, ...io });
         const failed = result.non2xx + result.errors + result.timeouts;
         line.push(
-          `${v.name} ${cpu.toFixed(0)} µs ${result.rps.toFixed(0)} req/s (other ${foreign.toFixed(2)})${failed ? ` ${failed} failed` : ''}`,
+          `${v.name} ${cpu.toFixed(0)} µs (system ${io.systemUs.toFixed(0)}; syscalls ${io.reads.toFixed(1)} r ${io.writes.toFixed(1)} w) ${result.rps.toFixed(0)} req/s (other ${foreign.toFixed(2)})${failed ? ` ${failed} failed` : ''}`,
         );
       }
       log(`round ${r + 1}: ${line.join(' | ')}`);
@@ -254,8 +272,8 @@ async function main(): Promise<void> {
     const first = variants[0]!.name;
     const base = rounds.get(first)!;
     const rows = [
-      '| variant | CPU µs/req (median) | min–max | CPU vs first | req/s (median) | req/s vs first | per-round CPU ratio vs first (median) | other load, max |',
-      '|---|---:|---:|---:|---:|---:|---:|---:|',
+      '| variant | CPU µs/req (median) | min–max | CPU vs first | req/s (median) | req/s vs first | per-round CPU ratio vs first (median) | system µs/req | syscalls/req (read + write) | other load, max |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ];
     for (const v of variants) {
       const xs = rounds.get(v.name)!;
@@ -265,7 +283,9 @@ async function main(): Promise<void> {
       rows.push(
         `| ${v.name} | ${cpu.toFixed(0)} | ${Math.min(...xs.map((x) => x.cpu)).toFixed(0)}–${Math.max(...xs.map((x) => x.cpu)).toFixed(0)} | ` +
           `${(cpu / median(base.map((x) => x.cpu))).toFixed(2)} | ${rps.toFixed(0)} | ${(rps / median(base.map((x) => x.rps))).toFixed(2)} | ` +
-          `${paired.toFixed(2)} | ${Math.max(...xs.map((x) => x.foreign)).toFixed(2)} |`,
+          `${paired.toFixed(2)} | ${median(xs.map((x) => x.systemUs)).toFixed(0)} | ` +
+          `${median(xs.map((x) => x.reads)).toFixed(1)} + ${median(xs.map((x) => x.writes)).toFixed(1)} | ` +
+          `${Math.max(...xs.map((x) => x.foreign)).toFixed(2)} |`,
       );
     }
     console.log(rows.join('\n'));

@@ -32,6 +32,11 @@ export interface EngineOptions {
   maxBackendCalls?: number;
   /** OAuth tokens for backends; default: kept in this process only. */
   tokens?: TokenSource;
+  /**
+   * The host's drain (RELIABILITY J1): once aborted, in-flight invocations are stopped and end as
+   * `gateway.draining` (503, retryable), not as a reset connection. One listener for all of them.
+   */
+  drain?: AbortSignal;
 }
 
 /** The default work budget: 8 steps may each retry, but 20 calls in all (RELIABILITY C9). */
@@ -84,6 +89,13 @@ export interface Engine {
  */
 export function createEngine(options: EngineOptions): Engine {
   const tokens = options.tokens ?? createTokenSource({ secret: options.cacheSecret });
+  const { drain } = options;
+  // What stops each invocation in flight when the drain comes: a set, so the drain signal keeps
+  // one listener however many invocations run (an EventTarget's removal is a linear search).
+  const stopOnDrain = new Set<() => void>();
+  drain?.addEventListener('abort', () => {
+    for (const stop of stopOnDrain) stop();
+  });
   return {
     async invoke(tool, args, { signal, onReport, onProgress, caller = DEFAULT_CALLER } = {}) {
       const started = performance.now();
@@ -108,6 +120,10 @@ export function createEngine(options: EngineOptions): Engine {
         callerLeft = true;
         abort.abort(signal?.reason);
       };
+      const drained = () => {
+        callerLeft = true;
+        abort.abort(drain!.reason);
+      };
       // Whoever ended the invocation says why: the deadline, or the caller (issue #13: a caller
       // hanging up was counted as upstream.timeout), whose signal may carry its own error (a drain).
       const stopped = (err: unknown): unknown =>
@@ -120,6 +136,8 @@ export function createEngine(options: EngineOptions): Engine {
         }, tool.timeoutMs);
         if (signal?.aborted) callerGone();
         else signal?.addEventListener('abort', callerGone, { once: true });
+        if (drain?.aborted) drained();
+        else if (drain) stopOnDrain.add(drained);
         const ctx: StepContext = {
           inputs,
           caller,
@@ -150,7 +168,7 @@ export function createEngine(options: EngineOptions): Engine {
             durationMs: 0,
           };
           reports.push(report);
-          const run = Promise.all(step.dependsOn.map((id) => running.get(id))).then(() =>
+          const start = () =>
             // A tool of one step: its step is folded into the execute_tool span (issue #18).
             traceStep(
               describeStep(step),
@@ -171,8 +189,12 @@ export function createEngine(options: EngineOptions): Engine {
                 }
               },
               tool.steps.length === 1,
-            ),
-          );
+            );
+          // A step that reads no other starts at once, not a turn later behind an empty Promise.all.
+          const run =
+            step.dependsOn.length === 0
+              ? start()
+              : Promise.all(step.dependsOn.map((id) => running.get(id))).then(start);
           // A failed step ends the invocation: stop the others' backend calls.
           run.catch(() => abort.abort());
           running.set(step.id, run);
@@ -212,12 +234,16 @@ export function createEngine(options: EngineOptions): Engine {
         finish('ok');
         return result;
       } catch (err) {
-        const error = toSculptorError(err);
+        // Whatever ended an invocation once the drain came, its caller is told to retry elsewhere.
+        const error = drain?.aborted
+          ? new SculptorError('gateway.draining', 'The gateway is shutting down; retry.', { cause: err })
+          : toSculptorError(err);
         finish(error.code);
         throw error;
       } finally {
         clearTimeout(timer);
         signal?.removeEventListener('abort', callerGone);
+        stopOnDrain.delete(drained);
       }
     },
   };

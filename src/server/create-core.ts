@@ -4,7 +4,6 @@ import { createMemoryStore } from '../cache/memory-store.ts';
 import { StepCache } from '../cache/step-cache.ts';
 import { createEngine, type Engine, MAX_BACKEND_CALLS } from '../engine/invoke-tool.ts';
 import type { StepDebugHook } from '../engine/run-step.ts';
-import { SculptorError } from '../errors/sculptor-error.ts';
 import { type BackendClient, createBackendClient } from '../http/backend-client.ts';
 import { withResilience } from '../http/resilient-sender.ts';
 import { createTokenSource } from '../oauth/token-source.ts';
@@ -63,8 +62,8 @@ export function createCore(options: CoreOptions = {}): Core {
     allowPrivateEgress: options.allowPrivateEgress ?? false,
     maxBackendCalls: options.maxBackendCalls ?? MAX_BACKEND_CALLS,
     ...(options.debug ? { debug: options.debug } : {}),
+    ...(options.drain ? { drain: options.drain } : {}),
   });
-  if (options.drain) engine = drainable(engine, options.drain);
   if (options.instrument) engine = instrumentEngine(engine, options.instrument);
   return {
     engine,
@@ -76,42 +75,6 @@ export function createCore(options: CoreOptions = {}): Core {
         ...(options.client ? [] : [client.close()]),
         ...(options.store ? [] : [store.close()]),
       ]);
-    },
-  };
-}
-
-/**
- * Lets the drain deadline end in-flight invocations: their backend calls are
- * aborted and the caller gets 503 gateway.draining (retryable) rather than a
- * reset connection.
- */
-function drainable(engine: Engine, drain: AbortSignal): Engine {
-  // One controller per invocation, which the caller's signal and the drain both abort:
-  // cheaper than AbortSignal.any, whose bookkeeping showed in the bench profile.
-  const inFlight = new Set<AbortController>();
-  drain.addEventListener('abort', () => {
-    for (const controller of inFlight) controller.abort(drain.reason);
-  });
-  return {
-    async invoke(tool, args, options = {}) {
-      const controller = new AbortController();
-      const outer = options.signal;
-      const forward = () => controller.abort(outer?.reason);
-      if (drain.aborted) controller.abort(drain.reason);
-      else if (outer?.aborted) forward();
-      else outer?.addEventListener('abort', forward, { once: true });
-      inFlight.add(controller);
-      try {
-        return await engine.invoke(tool, args, { ...options, signal: controller.signal });
-      } catch (err) {
-        if (drain.aborted) {
-          throw new SculptorError('gateway.draining', 'The gateway is shutting down; retry.', { cause: err });
-        }
-        throw err;
-      } finally {
-        inFlight.delete(controller);
-        outer?.removeEventListener('abort', forward);
-      }
     },
   };
 }

@@ -124,18 +124,16 @@ export async function runStep(step: CompiledStep, ctx: StepContext, report: Step
       );
     }
     const sent = withCredentials(request, auth);
-    return ctx.sender.send(
-      { ...sent, headers: withTraceContext(sent.headers) },
-      {
-        signal: ctx.signal,
-        deadlineAt: ctx.deadlineAt,
-        idempotent: step.idempotent,
-        // Its own circuit breaker: another operation of the same backend failing does not pause it.
-        operation: `${step.operation.method} ${step.operation.path}`,
-        allowPrivate: ctx.allowPrivate || step.backend.allowPrivate,
-        ...(ctx.calls ? { calls: ctx.calls } : {}),
-      },
-    );
+    const headers = withTraceContext(sent.headers);
+    return ctx.sender.send(headers === sent.headers ? sent : { ...sent, headers }, {
+      signal: ctx.signal,
+      deadlineAt: ctx.deadlineAt,
+      idempotent: step.idempotent,
+      // Its own circuit breaker: another operation of the same backend failing does not pause it.
+      operation: `${step.operation.method} ${step.operation.path}`,
+      allowPrivate: ctx.allowPrivate || step.backend.allowPrivate,
+      ...(ctx.calls ? { calls: ctx.calls } : {}),
+    });
   };
 
   const send = async (): Promise<StoredAnswer> => {
@@ -232,7 +230,9 @@ function buildBackendRequest(
     const built = buildRequest(step.operation, step.backend.baseUrl, params, body);
     // Both sides are lower-cased already (buildRequest, loadBackends); the backend file's
     // static headers are explicit deployment configuration and win over derived ones (accept).
-    return { ...built, headers: { ...built.headers, ...step.backend.headers } };
+    // The request is this call's own, just built: its headers are extended in place.
+    Object.assign(built.headers, step.backend.headers);
+    return built;
   } catch (err) {
     // A parameter only known at run time turned out unknown or missing: the
     // sculpt's fault, not the caller's; input.invalid stays (bad path value).

@@ -19,6 +19,7 @@ import { SculptorError } from '../errors/sculptor-error.ts';
 import { bodyKind, decodeBody, mediaType } from './decode-body.ts';
 import { createConnector, type LookupFunction } from './egress-policy.ts';
 import { toBackendError } from './map-error.ts';
+import { parseUrl } from './parse-url.ts';
 import { readBody } from './read-body.ts';
 import { filterResponseHeaders } from './response-headers.ts';
 
@@ -149,7 +150,7 @@ function untilAborted(
 function parseTarget(raw: string): URL {
   let url: URL;
   try {
-    url = new URL(raw);
+    url = parseUrl(raw);
   } catch (err) {
     throw new SculptorError('internal', 'An internal error occurred.', { cause: err });
   }

@@ -2,8 +2,8 @@ import { type Context, Hono } from 'hono';
 import type { Catalog, CatalogTool, ToolAudience } from '../../catalog/catalog.ts';
 import { toolIdFor } from '../../compile/tool-signature.ts';
 import type { ToolArguments } from '../../engine/validate-arguments.ts';
-import { SculptorError, toSculptorError } from '../../errors/sculptor-error.ts';
-import type { Face, FaceOptions } from '../shared/face.ts';
+import { SculptorError } from '../../errors/sculptor-error.ts';
+import { answering, type Face, type FaceOptions } from '../shared/face.ts';
 import { rawPath } from '../shared/raw-path.ts';
 import { readJsonBody } from '../shared/read-json-body.ts';
 import { admitInvocation, audienceOf, invocationCaller, requestCaller } from '../shared/request-caller.ts';
@@ -96,10 +96,10 @@ export function createA2tLiteFace(options: A2tLiteFaceOptions): Face {
     }
   };
 
-  app.all(CAPABILITIES_PATH, handle);
-  app.all(base, handle);
-  app.all(`${base}/*`, handle);
-  app.onError((err, c) => liteError(toSculptorError(err), c.res.headers.get('allow')));
+  const answered = answering(handle, (c, error) => liteError(error, c.res.headers.get('allow')));
+  app.all(CAPABILITIES_PATH, answered);
+  app.all(base, answered);
+  app.all(`${base}/*`, answered);
   return {
     name: 'a2t-lite',
     app,

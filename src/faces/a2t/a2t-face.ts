@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto';
 import { type Context, Hono } from 'hono';
 import type { Catalog, ToolAudience, ToolFilter } from '../../catalog/catalog.ts';
 import type { PageCursors } from '../../catalog/page-cursor.ts';
-import { SculptorError, toSculptorError } from '../../errors/sculptor-error.ts';
+import { SculptorError } from '../../errors/sculptor-error.ts';
 import { matchRoute, type RouteMatch } from './a2t-routes.ts';
 import { pageOf, parsePageCursor, parsePageLimit } from './paging.ts';
 import { problemResponse } from '../shared/problem-details.ts';
 import { A2T_ERRORS } from './a2t-errors.ts';
-import type { Face, FaceOptions } from '../shared/face.ts';
+import { answering, type Face, type FaceOptions } from '../shared/face.ts';
 import { rawPath } from '../shared/raw-path.ts';
 import { readJsonBody } from '../shared/read-json-body.ts';
 import { admitInvocation, audienceOf, invocationCaller, requestCaller } from '../shared/request-caller.ts';
@@ -83,9 +83,8 @@ export function createA2tFace(options: A2tFaceOptions): Face {
       }
     }
   };
-  app.all(`${prefix}/tools`, handle);
-  app.all(`${prefix}/tools/*`, handle);
-  app.onError((err, c) => problem(c, toSculptorError(err)));
+  app.all(`${prefix}/tools`, answering(handle, problem));
+  app.all(`${prefix}/tools/*`, answering(handle, problem));
   return {
     name: 'a2t',
     app,

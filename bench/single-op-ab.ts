@@ -40,9 +40,13 @@ const { values: args, positionals } = parseArgs({
     duration: { type: 'string', default: '4' },
     warmup: { type: 'string', default: '15' },
     connections: { type: 'string', default: '8' },
+    // Bytes allocated per request instead of trusting CPU alone (bench/alloc-sampler.ts); the
+    // sampler's own cost inflates CPU per request, so read the CPU of a run without it.
+    alloc: { type: 'boolean', default: false },
   },
 });
 const log = (line: string) => process.stderr.write(`${line}\n`);
+const ALLOC_SAMPLER = new URL('alloc-sampler.ts', import.meta.url).pathname;
 
 interface Server {
   process: ChildProcess;
@@ -148,6 +152,12 @@ async function main(): Promise<void> {
           .filter(Boolean)
           .map((kv) => splitOnce(kv, '=')),
       );
+      if (args.alloc) {
+        // Applies to every kind: `extra` is each server's last word on its environment.
+        extra.NODE_OPTIONS =
+          `${extra.NODE_OPTIONS ?? process.env.NODE_OPTIONS ?? ''} --import=${ALLOC_SAMPLER}`.trim();
+        extra.BENCH_ALLOC_FILE = path.join(tmp, `${name}.alloc.json`);
+      }
       const root = path.resolve(tree);
       const gatewayKind = kind.startsWith('sculptor_tel')
         ? 'sculptor_tel'
@@ -160,7 +170,7 @@ async function main(): Promise<void> {
         throw new Error(`${arg}: no face '${faceKey}' (${FACE_INVOCATIONS.map((f) => f.key).join(', ')})`);
       const invokeUrl = (url: string) => `${url}${face.path}`;
       let body = FORECAST_BODY;
-      let headers = JSON_POST.headers;
+      let headers: Record<string, string> = JSON_POST.headers;
       let server: Server;
       let url: string;
       if (kind === 'bare') {
@@ -292,6 +302,40 @@ async function main(): Promise<void> {
   } finally {
     await Promise.allSettled([...servers.map((s) => s.stop()), backend.stop(), load.stop()]);
   }
+  if (args.alloc)
+    console.log(
+      allocationTable(
+        tmp,
+        positionals.map((arg) => splitOnce(arg, '=')[0]),
+      ),
+    );
+}
+
+/** Bytes allocated per request by each server (bench/alloc-sampler.ts wrote them as it exited). */
+function allocationTable(dir: string, names: string[]): string {
+  const rows = [
+    '',
+    '| variant | requests sampled | allocated KiB/request | largest sites (KiB/request) |',
+    '|---|---:|---:|---|',
+  ];
+  for (const name of names) {
+    try {
+      const alloc = JSON.parse(readFileSync(path.join(dir, `${name}.alloc.json`), 'utf8')) as {
+        requests: number;
+        bytesPerRequest: number;
+        sites: Array<{ site: string; bytesPerRequest: number }>;
+      };
+      const kib = (bytes: number) => (bytes / 1024).toFixed(1);
+      const sites = alloc.sites
+        .slice(0, 6)
+        .map((s) => `${s.site} ${kib(s.bytesPerRequest)}`)
+        .join('; ');
+      rows.push(`| ${name} | ${alloc.requests} | ${kib(alloc.bytesPerRequest)} | ${sites} |`);
+    } catch {
+      rows.push(`| ${name} | — | — | no sample (fewer than BENCH_ALLOC_FROM requests?) |`);
+    }
+  }
+  return rows.join('\n');
 }
 
 await main();

@@ -1,0 +1,72 @@
+/**
+ * Preloaded into a bench server (`--import`, see single-op-ab.ts `--alloc`): how many bytes the
+ * server allocates per HTTP request, and where. On a shared machine the same server's CPU per
+ * request drifts by up to 2× within minutes; the bytes it allocates per request do not, and every
+ * byte allocated is also work for the garbage collector. V8's sampling heap profiler, told to keep
+ * the samples of objects already collected, sees every allocation, garbage included.
+ *
+ * Sampling starts at the BENCH_ALLOC_FROM-th request (default 2,000: after the warm-up's first
+ * compilations) and ends when the process exits, which writes BENCH_ALLOC_FILE:
+ * `{ requests, bytesPerRequest, sites: [{ site, bytesPerRequest }] }`, the sites being the
+ * nearest frame of the project's own code (src/ or bench/), else the frame that allocated.
+ */
+import { subscribe } from 'node:diagnostics_channel';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
+
+interface ProfileNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children: ProfileNode[];
+}
+
+const file = process.env.BENCH_ALLOC_FILE;
+const from = Number(process.env.BENCH_ALLOC_FROM ?? 2_000);
+/** Bytes between samples: small enough for ±1 % over a few thousand requests. */
+const SAMPLING_INTERVAL = 1024;
+
+if (file) {
+  const session = new Session();
+  session.connect();
+  session.post('HeapProfiler.enable');
+  let requests = 0;
+  subscribe('http.server.request.start', () => {
+    if (++requests !== from) return;
+    session.post('HeapProfiler.startSampling', {
+      samplingInterval: SAMPLING_INTERVAL,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    });
+  });
+  process.on('exit', () => {
+    const sampled = requests - from;
+    if (sampled <= 0) return;
+    // An in-process session answers synchronously: the file is written before the process ends.
+    session.post('HeapProfiler.stopSampling', (error, result) => {
+      if (error) return;
+      const sites = new Map<string, number>();
+      let total = 0;
+      const walk = (node: ProfileNode, own: string | undefined): void => {
+        const { functionName, url, lineNumber } = node.callFrame;
+        const where = url.replace(/^.*?\/(node_modules|src|bench)\//, '$1/');
+        const frame = `${functionName || '(anonymous)'} ${where}:${lineNumber + 1}`;
+        const ownFrame = /^(src|bench)\//.test(where) ? frame : own;
+        if (node.selfSize > 0) {
+          total += node.selfSize;
+          const site = ownFrame ?? frame;
+          sites.set(site, (sites.get(site) ?? 0) + node.selfSize);
+        }
+        for (const child of node.children) walk(child, ownFrame);
+      };
+      walk((result as { profile: { head: ProfileNode } }).profile.head, undefined);
+      const top = [...sites]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 25)
+        .map(([site, bytes]) => ({ site, bytesPerRequest: Math.round(bytes / sampled) }));
+      writeFileSync(
+        file,
+        JSON.stringify({ requests: sampled, bytesPerRequest: Math.round(total / sampled), sites: top }),
+      );
+    });
+  });
+}

@@ -6,9 +6,10 @@
  * so no two of them share an event loop. Each load scenario gets a warm-up,
  * then `rounds` rounds of `duration` seconds, the scenarios interleaved
  * within each round (so a slow minute of the machine hits them all); the
- * table shows the median of the rounds.
+ * table shows the median of the rounds, and each ratio is the median of the
+ * ratios within each round (pairedRatio).
  *
- *   npm run bench [-- --rounds 3 --duration 5 --warmup 4 --connections 8 --quick]
+ *   npm run bench [-- --rounds 7 --duration 2 --warmup 4 --connections 8 --quick]
  *   npm run bench -- --profile hand,sculptor   (CPU profiles instead of the table)
  */
 import { type ChildProcess, execFileSync } from 'node:child_process';
@@ -42,8 +43,10 @@ import { median } from './stats.ts';
 
 const { values: args } = parseArgs({
   options: {
-    rounds: { type: 'string', default: '3' },
-    duration: { type: 'string', default: '5' },
+    // Many short rounds rather than a few long ones: the machine's drift lasts minutes, and a
+    // ratio is taken within each round (pairedRatio).
+    rounds: { type: 'string', default: '7' },
+    duration: { type: 'string', default: '2' },
     warmup: { type: 'string', default: '4' },
     connections: { type: 'string', default: '8' },
     'catalog-tools': { type: 'string', default: '10000' },
@@ -345,7 +348,7 @@ function machineLines(): string[] {
       .map((l) => l.toFixed(2))
       .join(' ')}`,
     `Method: ${ROUNDS} round(s) × ${DURATION} s per scenario after a ${WARMUP} s warm-up, ${CONNECTIONS} connections, ` +
-      `no pipelining; medians of the rounds; a round is run again (at most ${MAX_RETRIES} times, ${MAX_RERUNS} in all) ` +
+      `no pipelining; medians of the rounds, and each ratio the median of its per-round ratios; a round is run again (at most ${MAX_RETRIES} times, ${MAX_RERUNS} in all) ` +
       `when other processes used more than ${FOREIGN_LIMIT_CORES} cores during it.`,
   ];
 }
@@ -578,6 +581,22 @@ function loadRunner(load: Child): (spec: LoadSpec) => Promise<LoadResult> {
     });
 }
 
+/**
+ * A's figure over B's within each round, then the median of those ratios. Each round measures
+ * every scenario once, a few minutes apart at most, so a slow stretch of a shared machine lands on
+ * both sides of a ratio; the ratio of two medians may pair figures from different stretches (one
+ * run on 2026-11-26 printed 0.91× for a face whose per-round ratios were 0.96, 0.74 and 0.70).
+ */
+function pairedRatio(a: Row, b: Row, pick: (round: Round) => number | undefined): number {
+  const ratios: number[] = [];
+  for (let i = 0; i < Math.min(a.rounds.length, b.rounds.length); i++) {
+    const x = pick(a.rounds[i]!);
+    const y = pick(b.rounds[i]!);
+    if (x !== undefined && y !== undefined && y > 0) ratios.push(x / y);
+  }
+  return ratios.length > 0 ? median(ratios) : Number.NaN;
+}
+
 function report(data: {
   machine: string[];
   rows: Row[];
@@ -593,11 +612,21 @@ function report(data: {
   const byKey = new Map(rows.map((r) => [r.scenario.key, r]));
   const rpsRatio = (row: Row, base: string | undefined) => {
     const b = base === undefined ? undefined : byKey.get(base);
-    return b ? `${fixed(row.rps / b.rps, 2)}×` : '—';
+    return b
+      ? `${fixed(
+          pairedRatio(row, b, (r) => r.rps),
+          2,
+        )}×`
+      : '—';
   };
   const cpuRatio = (row: Row, base: string | undefined) => {
     const b = base === undefined ? undefined : byKey.get(base);
-    return b ? `${fixed(row.cpuUsPerRequest / b.cpuUsPerRequest, 2)}×` : '—';
+    return b
+      ? `${fixed(
+          pairedRatio(row, b, (r) => r.cpuUsPerRequest),
+          2,
+        )}×`
+      : '—';
   };
   const direct = byKey.get('direct');
   const table = [
@@ -690,10 +719,13 @@ function report(data: {
   });
   for (const [s, h, suffix] of pairs) {
     if (!s || !h) continue;
-    const r = s.rps / h.rps;
+    const r = pairedRatio(s, h, (x) => x.rps);
     targets.push([
       `Single operation ≥ 0.90× hand-written req/s${suffix}`,
-      `${fixed(r, 2)}× (CPU per request ${fixed(s.cpuUsPerRequest / h.cpuUsPerRequest, 2)}× hand-written's)`,
+      `${fixed(r, 2)}× (CPU per request ${fixed(
+        pairedRatio(s, h, (x) => x.cpuUsPerRequest),
+        2,
+      )}× hand-written's)`,
       verdict(r >= 0.9),
     ]);
   }
@@ -702,8 +734,14 @@ function report(data: {
   if (mcp && sculptor) {
     targets.push([
       'MCP tools/call ≥ 0.90× A2T :invoke req/s',
-      `${fixed(mcp.rps / sculptor.rps, 2)}× (CPU per request ${fixed(mcp.cpuUsPerRequest / sculptor.cpuUsPerRequest, 2)}× A2T's)`,
-      verdict(mcp.rps / sculptor.rps >= 0.9),
+      `${fixed(
+        pairedRatio(mcp, sculptor, (x) => x.rps),
+        2,
+      )}× (CPU per request ${fixed(
+        pairedRatio(mcp, sculptor, (x) => x.cpuUsPerRequest),
+        2,
+      )}× A2T's)`,
+      verdict(pairedRatio(mcp, sculptor, (x) => x.rps) >= 0.9),
     ]);
   }
   const p50Pairs: Array<[Row | undefined, Row | undefined, string]> = [
@@ -724,7 +762,7 @@ function report(data: {
     [byKey.get('chain_slow'), byKey.get('chain_slow_cached'), `backend answering in ${SLOW_MS} ms`],
   ] as const) {
     if (!uncached || !withCache) continue;
-    const r = withCache.rps / uncached.rps;
+    const r = pairedRatio(withCache, uncached, (x) => x.rps);
     targets.push([
       `Chain with cached steps ≥ 2× uncached chain (req/s; ${how})`,
       `${fixed(r, 2)}×`,

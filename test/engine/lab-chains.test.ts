@@ -80,6 +80,35 @@ describe('independent steps run concurrently', () => {
   });
 });
 
+describe('the drain (RELIABILITY J1)', () => {
+  it('stops the invocations in flight as gateway.draining, at once, and refuses later ones the same way', async () => {
+    const drain = new AbortController();
+    const drained = createEngine({ sender: client, cacheSecret: SECRET, drain: drain.signal });
+    const slowCalls = () => lab.requests.filter((r) => r.path.startsWith('/slow/')).length;
+    const before = slowCalls();
+    const inFlight = Array.from({ length: 5 }, () =>
+      drained.invoke(tool('parallel_pair'), { ms: 2000 }).then(
+        () => 'answered',
+        (err: { code?: string }) => err.code,
+      ),
+    );
+    // Each invocation has its two independent slow calls at the backend (a bounded wait).
+    for (let i = 0; i < 300 && slowCalls() < before + 10; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(slowCalls()).toBe(before + 10);
+
+    const t0 = performance.now();
+    drain.abort(new Error('the gateway is stopping'));
+    expect(await Promise.all(inFlight)).toEqual(Array(5).fill('gateway.draining'));
+    // Stopped by the drain, not answered by the backend 2 s later; the joining step never ran.
+    expect(performance.now() - t0).toBeLessThan(1500);
+    expect(slowCalls()).toBe(before + 10);
+    await expect(drained.invoke(tool('parallel_pair'), { ms: 1 })).rejects.toMatchObject({
+      code: 'gateway.draining',
+      retryable: true,
+    });
+  });
+});
+
 describe('integers above 2^53 pass from one step to the next unchanged', () => {
   it('the id step 1 reads is step 2 path parameter, digit for digit', async () => {
     expect(Number(BIG_ID).toString()).not.toBe(BIG_ID); // what a JSON.parse would have made of it

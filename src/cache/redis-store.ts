@@ -310,21 +310,39 @@ export function createRedisStore(url: string, options: RedisStoreOptions = {}): 
       const ttl = storableTtlMs(ttlMs);
       // Redis unreachable, slow or just failing: no lease can be taken, so the caller goes
       // ahead itself at once rather than spend a second budget on a degraded Redis.
-      if (ttl === undefined || !isReady() || breaker.failing || !breaker.allow())
+      if (ttl === undefined) return Promise.resolve(undefined);
+      // Counted like a read's, so that the metrics show a lease Redis could not give.
+      if (!isReady()) {
+        if (!closed) counters.unavailable++;
         return Promise.resolve(undefined);
+      }
+      if (breaker.failing || !breaker.allow()) {
+        counters.skipped++;
+        return Promise.resolve(undefined);
+      }
       return new Promise((resolve) => {
-        const timer = setTimeout(() => resolve(undefined), getBudgetMs);
+        let settled = false;
         const settle = (held: boolean | undefined) => {
+          settled = true;
           clearTimeout(timer);
           resolve(held);
         };
+        // As a read's: past the budget the caller goes ahead, and Redis's late answer is ignored.
+        const timer = setTimeout(() => {
+          counters.timeouts++;
+          breaker.failure();
+          settle(undefined);
+        }, getBudgetMs);
         try {
           client.set(prefix + key, '1', 'PX', ttl, 'NX').then(
             (answer) => {
+              if (settled) return;
               breaker.success();
               settle(answer === 'OK');
             },
             (err: unknown) => {
+              if (settled) return;
+              counters.errors++;
               breaker.failure();
               report(err);
               settle(undefined);

@@ -10,6 +10,7 @@ import type { RedisCacheStore } from '../../src/cache/redis-store.ts';
 import { toolIdFor } from '../../src/compile/tool-signature.ts';
 import { REDIS_URL } from '../cache-integration/redis-harness.ts';
 import { type IdentityProviderHarness, startIdentityProvider } from '../support/identity-provider.ts';
+import { reportFigures } from '../support/report-figures.ts';
 import { invoke, startTestGateway } from '../support/start-test-gateway.ts';
 import { type SaasBackend, startSaasBackend } from './saas-backend.ts';
 
@@ -87,6 +88,12 @@ async function call(replica: TestGateway, tool: string, token: string) {
   return { ...res, outputs: outputs && Object.fromEntries(outputs.map((o) => [o.name, o.value])) };
 }
 
+/** Redis commands the replicas' stores gave up on or never sent (timeouts, errors, breaker open). */
+const unanswered = () =>
+  replicas.reduce((n, r) => {
+    const { timeouts, errors, skipped, unavailable } = (r.cache as RedisCacheStore).stats();
+    return n + timeouts + errors + skipped + unavailable;
+  }, 0);
 const userToken = (user: 'alice' | 'bob' | 'gus') => idp.token(user, GATEWAY_AUDIENCE, 'tools');
 const issued = (grant: string) => idp.issued[grant] ?? 0;
 const CC = 'client_credentials';
@@ -97,6 +104,7 @@ describe('client credentials', () => {
     const before = issued(CC);
     const alice = await userToken('alice');
     const tokenCallsByAgents = issued(CC) - before; // the agent's own token, fetched by the test
+    const unansweredBefore = unanswered();
     const results = await Promise.all(
       replicas.flatMap((r) => Array.from({ length: 10 }, () => call(r, 'service_whoami', alice))),
     );
@@ -104,7 +112,16 @@ describe('client credentials', () => {
       expect(res.status).toBe(200);
       expect(res.outputs).toEqual({ sub: 'sculptor-gateway' });
     }
-    expect(issued(CC) - before - tokenCallsByAgents).toBe(1);
+    const fetched = issued(CC) - before - tokenCallsByAgents;
+    // One in all when Redis answered every command in its 50 ms budget. A replica whose lease
+    // claim or read overran it (a loaded machine: the full suite on two cores) treats Redis as
+    // degraded and fetches its own token, as documented — one per replica at most, never more.
+    if (unanswered() === unansweredBefore) expect(fetched).toBe(1);
+    else {
+      reportFigures(`[oauth] Redis missed its budget: ${fetched} token(s) fetched by 3 replicas`);
+      expect(fetched).toBeGreaterThanOrEqual(1);
+      expect(fetched).toBeLessThanOrEqual(3);
+    }
     // What reached the backend is the gateway's token, never the caller's.
     expect(crm.requests.some((r) => r.headerValues.some((v) => v.includes(alice)))).toBe(false);
   });

@@ -327,10 +327,11 @@ export function createRedisStore(url: string, options: RedisStoreOptions = {}): 
           clearTimeout(timer);
           resolve(held);
         };
-        // As a read's: past the budget the caller goes ahead, and Redis's late answer is ignored.
+        // Past the budget the caller goes ahead and Redis's late answer is ignored. Counted, but
+        // not held against the breaker: a lease only saves duplicate loads, and a burst of slow
+        // claims (200 cold keys at once on a loaded machine) must not switch the cache's writes off.
         const timer = setTimeout(() => {
           counters.timeouts++;
-          breaker.failure();
           settle(undefined);
         }, getBudgetMs);
         try {

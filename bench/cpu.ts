@@ -17,13 +17,19 @@ const TICKS_PER_SECOND = (() => {
 })();
 const MS_PER_TICK = 1000 / TICKS_PER_SECOND;
 
+/** A process's user and system CPU milliseconds so far, all its threads (throws when it is gone). */
+function cpuTimes(pid: number): { userMs: number; systemMs: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces) start at `state`: utime is the 12th, stime the 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { userMs: Number(fields[11]) * MS_PER_TICK, systemMs: Number(fields[12]) * MS_PER_TICK };
+}
+
 /** User + system CPU milliseconds of a process, all its threads, so far. */
 export function processCpuMs(pid: number): number | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may hold spaces) start at `state`: utime is the 12th, stime the 13th.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * MS_PER_TICK;
+    const { userMs, systemMs } = cpuTimes(pid);
+    return userMs + systemMs;
   } catch {
     return undefined;
   }
@@ -40,9 +46,7 @@ export function processSyscalls(
   try {
     const io = readFileSync(`/proc/${pid}/io`, 'utf8');
     const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(io)?.[1]);
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { reads: field('syscr'), writes: field('syscw'), systemMs: Number(fields[12]) * MS_PER_TICK };
+    return { reads: field('syscr'), writes: field('syscw'), systemMs: cpuTimes(pid).systemMs };
   } catch {
     return undefined;
   }

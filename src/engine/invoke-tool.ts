@@ -120,12 +120,10 @@ export function createEngine(options: EngineOptions): Engine {
         callerLeft = true;
         abort.abort(signal?.reason);
       };
-      const drained = () => {
-        callerLeft = true;
-        abort.abort(drain!.reason);
-      };
+      // Whatever it ends, the invocation answers gateway.draining (the catch below).
+      const drained = () => abort.abort(drain!.reason);
       // Whoever ended the invocation says why: the deadline, or the caller (issue #13: a caller
-      // hanging up was counted as upstream.timeout), whose signal may carry its own error (a drain).
+      // hanging up was counted as upstream.timeout), whose signal may carry its own error.
       const stopped = (err: unknown): unknown =>
         deadlineHit ? deadlineError(tool) : callerLeft ? cancelledError(signal?.reason) : err;
       try {

@@ -19,7 +19,6 @@ import { SculptorError } from '../errors/sculptor-error.ts';
 import { bodyKind, decodeBody, mediaType } from './decode-body.ts';
 import { createConnector, type LookupFunction } from './egress-policy.ts';
 import { toBackendError } from './map-error.ts';
-import { parseUrl } from './parse-url.ts';
 import { readBody } from './read-body.ts';
 import { filterResponseHeaders } from './response-headers.ts';
 
@@ -150,7 +149,7 @@ function untilAborted(
 function parseTarget(raw: string): URL {
   let url: URL;
   try {
-    url = parseUrl(raw);
+    url = new URL(raw);
   } catch (err) {
     throw new SculptorError('internal', 'An internal error occurred.', { cause: err });
   }

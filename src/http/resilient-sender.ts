@@ -1,6 +1,5 @@
 import { SculptorError } from '../errors/sculptor-error.ts';
 import type { BackendRequest, BackendResponse, SendOptions } from './backend-client.ts';
-import { parseUrl } from './parse-url.ts';
 
 /**
  * Retries, circuit breakers and a concurrency cap around a backend client
@@ -150,7 +149,7 @@ export function withResilience(client: Sender, options: ResilienceOptions = {}):
 
   return {
     async send(request, sendOptions: ResilientSendOptions) {
-      const origin = parseUrl(request.url).origin;
+      const origin = new URL(request.url).origin;
       const state = originOf(origin);
       const breaker = breakerOf(sendOptions.operation ? `${origin} ${sendOptions.operation}` : origin);
       const idempotent =

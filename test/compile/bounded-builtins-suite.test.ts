@@ -27,16 +27,27 @@ it('answers every suite case as the suite expects', async () => {
   const cases = loadSuite();
   const wrong: string[] = [];
   let guarded = 0;
+  let retried = 0;
   for (const { name, expr, testCase } of cases) {
     let value: unknown;
-    const code = await codeOf(async () => {
-      value = await compileJsonata(expr).evaluate(inputOf(testCase), testCase.bindings);
-    });
+    let code: string | undefined;
     const expectedCode = testCase.code ?? testCase.error?.code;
-    const ok = expectedCode
-      ? code === expectedCode
-      : code === undefined &&
-        (testCase.undefinedResult ? value === undefined : same(value, testCase.result, testCase.unordered));
+    let ok = false;
+    // The time guardrail (D1012, 250 ms) is the machine's as much as the expression's: a deep
+    // recursion that takes 50–130 ms alone can pass 250 ms while the full suite loads both
+    // cores. A timeout is evaluated again, twice at most, before it counts.
+    for (let attempt = 1; attempt <= 3 && !ok; attempt++) {
+      if (attempt > 1) retried++;
+      value = undefined;
+      code = await codeOf(async () => {
+        value = await compileJsonata(expr).evaluate(inputOf(testCase), testCase.bindings);
+      });
+      ok = expectedCode
+        ? code === expectedCode
+        : code === undefined &&
+          (testCase.undefinedResult ? value === undefined : same(value, testCase.result, testCase.unordered));
+      if (code !== 'D1012' || expectedCode === 'D1012') break;
+    }
     if (ok) continue;
     if (code !== undefined && GUARDRAILS.has(code)) {
       const plain = jsonata(expr, { timeout, stack, sequence });
@@ -49,7 +60,7 @@ it('answers every suite case as the suite expects', async () => {
     wrong.push(`${name}: ${expr} → ${code ?? JSON.stringify(value)}`);
   }
   reportFigures(
-    `[bounded built-ins] ${cases.length} suite cases, ${guarded} refused by the guardrails as without the bounds, ${wrong.length} answered otherwise`,
+    `[bounded built-ins] ${cases.length} suite cases, ${guarded} refused by the guardrails as without the bounds, ${wrong.length} answered otherwise, ${retried} timeout(s) evaluated again`,
   );
   expect(wrong).toEqual([]);
   expect(cases.length).toBeGreaterThan(1_600);

@@ -9,5 +9,8 @@ export default defineConfig({
     // Tests start real servers on loopback and share one Redis: keep files in
     // separate workers but bounded, sized for a 2-core machine.
     maxWorkers: 2,
+    // Tests breach expression budgets on purpose, again and again: a tool suspended after five
+    // would answer the sixth with tool.suspended. The tests of suspension set it themselves.
+    env: { SCULPTOR_TOOL_SUSPEND_BREACHES: '0' },
   },
 });

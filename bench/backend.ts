@@ -27,7 +27,30 @@ function answer(fixture: string, contentType: string): Answer {
   };
 }
 
-const FORECAST = answer('nws-forecast-okx.json', 'application/geo+json');
+/**
+ * With BENCH_FORECAST_REPEAT=n the forecast's periods are repeated n times (the first period
+ * unchanged, so every tool still answers 22 °F, "Sunny"): the same call with an answer n times
+ * the size, for the bench's cost-per-byte rows.
+ */
+function forecast(repeat: number, contentType: string): Answer {
+  const recorded = answer('nws-forecast-okx.json', contentType);
+  if (repeat <= 1) return recorded;
+  const document = JSON.parse(recorded.body.toString('utf8')) as { properties: { periods: unknown[] } };
+  const periods = document.properties.periods;
+  document.properties.periods = Array.from({ length: repeat }, () => periods).flat();
+  const body = Buffer.from(JSON.stringify(document, null, 4));
+  return { body, headers: { ...recorded.headers, 'content-length': String(body.length) } };
+}
+
+/**
+ * BENCH_FORECAST_TYPE replaces the recorded `application/geo+json`: openapi-mcp-generator's server
+ * formats only `application/json` answers and hands an agent "[object Object]" for any other
+ * JSON type, so it is measured doing the work its users need from it.
+ */
+const FORECAST = forecast(
+  Number(process.env.BENCH_FORECAST_REPEAT ?? 1),
+  process.env.BENCH_FORECAST_TYPE ?? 'application/geo+json',
+);
 const POINT = answer('nws-point-nyc.json', 'application/geo+json');
 const SEARCH = answer('open-meteo-search-new-york.json', 'application/json; charset=utf-8');
 const NOT_FOUND = {
@@ -36,7 +59,10 @@ const NOT_FOUND = {
 };
 
 function route(url: string): Answer {
-  if (url.startsWith('/gridpoints/') && url.endsWith('/forecast')) return FORECAST;
+  // Generated clients add the description's query defaults (`?units=us`): the path decides.
+  const query = url.indexOf('?');
+  const path = query === -1 ? url : url.slice(0, query);
+  if (path.startsWith('/gridpoints/') && path.endsWith('/forecast')) return FORECAST;
   if (url.startsWith('/points/')) return POINT;
   if (url.startsWith('/v1/search?')) return SEARCH;
   return NOT_FOUND;
@@ -94,9 +120,12 @@ async function main(): Promise<void> {
       process.send?.({ type: 'otlp-stats', exports, bytes: exportedBytes });
     }
   });
-  serveUntilStopped({ url: backend.url, otlpUrl: otlp.url }, async () => {
-    await Promise.all([backend.close(), otlp.close()]);
-  });
+  serveUntilStopped(
+    { url: backend.url, otlpUrl: otlp.url, forecastBytes: FORECAST.body.length },
+    async () => {
+      await Promise.all([backend.close(), otlp.close()]);
+    },
+  );
 }
 
 if (import.meta.main) main().catch(failStart);

@@ -1,5 +1,5 @@
 /**
- * The floor of a proxy on this machine (issue #18): the forecast tool's duties
+ * The floor of a proxy on this machine: the forecast tool's duties
  * (forecast-duties.ts: the same validation, bounded body, pooled backend call with a
  * deadline, the same pick and A2T answer) served by a bare `node:http` server with no
  * framework: no Hono, no web Request/Response, no routing table beyond one comparison.

@@ -1,5 +1,5 @@
 /**
- * Large vendor descriptions for the start-up table (issue #14): each loaded in
+ * Large vendor descriptions for the start-up table: each loaded in
  * a fresh process (bench/load-description.ts), median of `runs`. GitHub's and
  * Stripe's as published on npm, and a generated Stripe-like one (4.5 MB, 600
  * operations, recursive "expandable" fields; test/support/stripe-like-openapi.ts).

@@ -1,6 +1,6 @@
 /**
  * What bench/sculpts/bench_forecast.v1.sculpt.yaml does, written by hand as the leanest
- * handler a good engineer would write on the same framework as the gateway (issue #18): one
+ * handler a good engineer would write on the same framework as the gateway: one
  * Hono route over @hono/node-server doing the duties of forecast-duties.ts (the body read from
  * Node's request with a content-length check and a counted stream, the A2T body validated, a
  * pooled undici call with a deadline and a bounded answer, two fields picked, A2T answered).

@@ -35,7 +35,7 @@ export const LITE_FORECAST_BODY = JSON.stringify({ office: 'OKX', x: 33, y: 35 }
 
 /**
  * How each of the gateway's faces invokes bench_forecast, for the face rows of `npm run bench`
- * and `bench/single-op-ab.ts` (issue #18: every face against the same hand-written handler in the
+ * and `bench/single-op-ab.ts` (every face against the same hand-written handler in the
  * same run). A face that lands adds its entry here (MCP: `POST /mcp` with a JSON-RPC
  * `tools/call`), and both benches measure it.
  */

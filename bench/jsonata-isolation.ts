@@ -17,8 +17,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import jsonata from 'jsonata';
 import { compileExpression } from '../src/compile/compile-expression.ts';
-import { createExpressionPool } from '../src/compile/expression-pool.ts';
-import { jsonataOptions } from '../src/compile/jsonata-options.ts';
+import { createExpressionPool } from '../src/compile/jsonata/expression-pool.ts';
+import { jsonataOptions } from '../src/compile/jsonata/jsonata-options.ts';
 
 const { values: args } = parseArgs({ options: { seconds: { type: 'string', default: '2' } } });
 const SECONDS = Number(args.seconds);

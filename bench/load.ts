@@ -25,6 +25,10 @@ export interface LoadSpec {
   durationSec: number;
   /** Requests to send in all; set by runTimed. */
   amount?: number;
+  /** Each `[<id>]` in the body becomes a fresh id per request (a session-keeping MCP server routes answers by JSON-RPC id). */
+  idReplacement?: boolean;
+  /** Requests of the first, sizing run (default 25 per connection; fewer for a server that answers a few a second). */
+  calibrate?: number;
 }
 
 export interface LoadResult {
@@ -33,6 +37,8 @@ export interface LoadResult {
   p50Ms: number;
   p99Ms: number;
   non2xx: number;
+  /** How many of each status outside 2xx, to say what the failures were. */
+  failedStatuses?: Record<string, number>;
   errors: number;
   timeouts: number;
 }
@@ -56,6 +62,7 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
   let latencies = new Float64Array(1 << 16);
   let count = 0;
   let ok = 0;
+  const failedStatuses: Record<string, number> = {};
   return new Promise((resolve, reject) => {
     const instance = autocannon({
       url: spec.url,
@@ -66,6 +73,7 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
       connections: spec.connections,
       pipelining: 1,
       ...(spec.amount !== undefined ? { amount: spec.amount } : { duration: spec.durationSec }),
+      ...(spec.idReplacement ? { idReplacement: true } : {}),
       // autocannon reports only at its next sample tick after the last response: keep that wait short.
       sampleInt: 100,
       timeout: 10,
@@ -74,7 +82,10 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
     let lastResponse = started;
     instance.on('response', (_client, status, _bytes, ms) => {
       lastResponse = performance.now();
-      if (status < 200 || status >= 300) return;
+      if (status < 200 || status >= 300) {
+        failedStatuses[status] = (failedStatuses[status] ?? 0) + 1;
+        return;
+      }
       ok++;
       if (count === latencies.length) {
         const bigger = new Float64Array(latencies.length * 2);
@@ -93,6 +104,7 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
         p50Ms: percentile(sorted, 0.5),
         p99Ms: percentile(sorted, 0.99),
         non2xx: result.non2xx,
+        failedStatuses,
         errors: result.errors,
         timeouts: result.timeouts,
       });
@@ -113,7 +125,7 @@ const rates = new Map<string, number>();
 export async function runTimed(spec: LoadSpec): Promise<LoadResult> {
   const key = spec.key ?? `${spec.method ?? 'GET'} ${spec.url} ${spec.connections}`;
   if (!rates.has(key)) {
-    const calibration = await runLoad({ ...spec, amount: spec.connections * 25 });
+    const calibration = await runLoad({ ...spec, amount: spec.calibrate ?? spec.connections * 25 });
     rates.set(key, calibration.rps);
   }
   const amount = Math.max(spec.connections, Math.round(rates.get(key)! * spec.durationSec));

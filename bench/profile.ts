@@ -12,6 +12,7 @@ import { toolIdFor } from '../src/compile/tool-signature.ts';
 import { startChild } from './child.ts';
 import { startCliGateway } from './cli-gateway.ts';
 import { foreignCores, snapshot } from './cpu.ts';
+import { warmUp } from './rounds.ts';
 import {
   BENCH_SCULPTS,
   chainBody,
@@ -222,6 +223,8 @@ export async function profileTarget(
   options: {
     durationSec: number;
     warmupSec: number;
+    /** The longest warm-up, while the server's rate still rises (rounds.ts, warmUp). */
+    warmupMaxSec: number;
     connections: number;
     dir: string;
     /** The bench's own processes (load generator, backend, Redis…): the rest is other load. */
@@ -300,7 +303,7 @@ export async function profileTarget(
           };
   // A profile cannot start late: start-up and the warm-up are in it too, and
   // only the samples taken during the measured run are counted.
-  await runLoad({ ...spec, durationSec: options.warmupSec });
+  await warmUp(runLoad, spec, { minSec: options.warmupSec, maxSec: options.warmupMaxSec });
   const ours = [...options.ours, server.process.pid!];
   const before = snapshot(ours);
   const fromUs = monotonicUs();

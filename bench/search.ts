@@ -1,5 +1,5 @@
 /**
- * `npm run bench:search` (issue #16): relevance search over a catalog of 10,000 tools, in
+ * `npm run bench:search`: relevance search over a catalog of 10,000 tools, in
  * process — the index build once, then every query of CLASSES many times, each timed alone.
  * Target: p99 < 10 ms per search, met by every class of query on its own (one word, a stop
  * word, several words, a prefix, a typo, no match): the verdict is per class. The tools are

@@ -4,8 +4,7 @@
  * of each server process (from /proc) and req/s. Each variant is a server:
  * the hand-written handler or the gateway of a given tree (a `git archive`
  * export with node_modules linked), with telemetry off or with the production
- * set-up (as in bench/run.ts). Used for docs/PERFORMANCE.md, "Single
- * operation: second round of fixes".
+ * set-up (as in bench/run.ts). Its results are in docs/PERFORMANCE.md.
  *
  *   node bench/single-op-ab.ts [--rounds 9 --duration 4 --warmup 15 --connections 8] \
  *     name=kind:tree[:KEY=value,…] …

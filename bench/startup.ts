@@ -28,6 +28,7 @@ import { foreignCores, snapshot, usedMs } from './cpu.ts';
 import { descriptionTableRows, measureDescriptions } from './descriptions.ts';
 import { writeCatalogSculpts, writeGithubSculpts } from './generate.ts';
 import type { LoadResult, LoadSpec } from './load.ts';
+import { loadRunner } from './rounds.ts';
 import type { GatewayReady } from './sculptor.ts';
 import { median } from './stats.ts';
 
@@ -216,23 +217,6 @@ async function catalogPages(url: string): Promise<string[]> {
         : `/tools?pageLimit=100&pageCursor=${encodeURIComponent(body.paging.next)}`;
   }
   return pages;
-}
-
-function loadRunner(load: Child): (spec: LoadSpec) => Promise<LoadResult> {
-  let nextId = 0;
-  return (spec) =>
-    new Promise((resolve, reject) => {
-      const id = nextId++;
-      const onMessage = (message: unknown) => {
-        const m = message as { type?: string; id?: number; result?: LoadResult; error?: string };
-        if (m.type !== 'result' || m.id !== id) return;
-        load.process.off('message', onMessage);
-        if (m.result) resolve(m.result);
-        else reject(new Error(m.error ?? 'load failed'));
-      };
-      load.process.on('message', onMessage);
-      load.process.send({ type: 'run', id, spec });
-    });
 }
 
 await main();

@@ -37,6 +37,8 @@ export interface CacheStore {
    * never waits on a cache write, and its failures are swallowed and counted.
    */
   set(key: string, value: string, ttlMs: number): void;
+  /** Removes `key` (fire-and-forget, like `set`): an entry the step cache refused to serve. */
+  delete(key: string): void;
   /**
    * Takes a short lease on `key` for `ttlMs` (one replica fetches, the others wait
    * for its result): true when this caller now holds it, false when another does,

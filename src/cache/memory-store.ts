@@ -65,6 +65,10 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): CacheStore 
       }
     },
 
+    delete(key: string): void {
+      if (!closed) lru.delete(key);
+    },
+
     // One process: its callers' own single flight already makes one load per key.
     claim: async () => undefined,
     release: () => {},

@@ -1,7 +1,7 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 
 /**
- * The Redis deployments a `REDIS_URL` can name (issue #20):
+ * The Redis deployments a `REDIS_URL` can name:
  *
  * - one node: `redis://[user:password@]host:port[/db]`, `rediss://` for TLS (ioredis's own form);
  * - Sentinel: `redis+sentinel://[user:password@]host:port[,host:port…]/<master name>[?…]`, or

@@ -84,7 +84,7 @@ return {1, 0}
 
 /**
  * Reconnect delay: full jitter over an exponential curve capped at 2 s, so
- * replicas that lost Redis together do not redial together (F4). It never
+ * replicas that lost Redis together do not redial together (RELIABILITY F4). It never
  * returns null: null tells ioredis to give up on the connection for good.
  */
 export function retryDelayMs(attempt: number): number {
@@ -93,7 +93,7 @@ export function retryDelayMs(attempt: number): number {
 
 /**
  * The ioredis settings for a cache that must never block a request
- * (RELIABILITY §F, measured in M3). Exported so a test pins them (F1).
+ * (RELIABILITY §F and M3). Exported so a test pins them (RELIABILITY F1).
  */
 export function redisOptions(input: RedisOptionsInput = {}): RedisOptions {
   return {
@@ -108,7 +108,7 @@ export function redisOptions(input: RedisOptionsInput = {}): RedisOptions {
     socketTimeout: input.socketTimeoutMs ?? 2000,
     // Default true: commands would queue while disconnected. False fails them at once.
     enableOfflineQueue: false,
-    // Default 20: 10.5 s per command while Redis is down (M3).
+    // Default 20: 10.5 s per command while Redis is down (RELIABILITY M3).
     maxRetriesPerRequest: 1,
     // Default true: commands in flight at a disconnect would be re-sent after the
     // reconnect, writing stale values long after their caller gave up (ioredis #2130).
@@ -118,7 +118,7 @@ export function redisOptions(input: RedisOptionsInput = {}): RedisOptions {
     retryStrategy: retryDelayMs,
     reconnectOnError: null,
     // Connect at creation so Redis is usually ready by the first request; until
-    // then reads are misses (F2), which is also what lazy connecting would give.
+    // then reads are misses (RELIABILITY F2), which is also what lazy connecting would give.
     lazyConnect: false,
   };
 }
@@ -227,11 +227,23 @@ export function createRedisStore(url: string, options: RedisStoreOptions = {}): 
 
   const isReady = (): boolean => !closed && client.status === 'ready';
 
+  function remove(key: string): void {
+    if (!isReady() || !breaker.allow()) return;
+    try {
+      client.del(prefix + key).then(
+        () => breaker.success(),
+        (err: unknown) => report(err),
+      );
+    } catch (err) {
+      report(err);
+    }
+  }
+
   return {
     kind: 'redis',
 
     get(key: string): Promise<string | undefined> {
-      // Before ready (boot, reconnect) there is nothing to wait for: miss at once (F2).
+      // Before ready (boot, reconnect) there is nothing to wait for: miss at once (RELIABILITY F2).
       if (!isReady()) {
         if (!closed) counters.unavailable++;
         return Promise.resolve(undefined);
@@ -375,17 +387,10 @@ export function createRedisStore(url: string, options: RedisStoreOptions = {}): 
       return answer[0] === 1 ? { ok: true } : { ok: false, retryAfterMs: answer[1] };
     },
 
-    release(key: string): void {
-      if (!isReady() || !breaker.allow()) return; // the lease then simply expires
-      try {
-        client.del(prefix + key).then(
-          () => breaker.success(),
-          (err: unknown) => report(err),
-        );
-      } catch (err) {
-        report(err);
-      }
-    },
+    // A lease given up and a refused entry are both a plain DEL. One that fails costs nothing:
+    // the lease expires, and the entry is refused (and deleted) again on its next read.
+    release: remove,
+    delete: remove,
 
     async close(): Promise<void> {
       if (closed) return;

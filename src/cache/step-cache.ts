@@ -13,7 +13,7 @@ export interface StepCacheOptions {
   maxTtlMs?: number;
   /** Uniform [0, 1) source for the jitter. Default Math.random. */
   random?: () => number;
-  /** Wall clock for `createdAt`. Default Date.now. */
+  /** Wall clock for an envelope's `createdAt` and `expiresAt`, and for checking the latter on read. Default Date.now. */
   now?: () => number;
   /**
    * Across replicas: how long a cold key's lease is held by the replica loading it
@@ -42,6 +42,13 @@ export interface LoadResult<T> {
   cacheable: boolean;
   /** Keeps this answer for this long instead of the `ttlMs` asked for, e.g. a short negative TTL (E4). */
   ttlMs?: number;
+  /**
+   * Strings that must never reach the store: the credentials the load held or sent, in
+   * each form they take inside JSON. An answer whose stored form holds one is served but
+   * not stored, so whoever reads the store (a Redis dump, a replica, a backup) never finds
+   * a credential in it.
+   */
+  secrets?: Iterable<string>;
 }
 
 export interface StepCacheStats {
@@ -61,11 +68,20 @@ export interface StepCacheStats {
   oversize: number;
   /** TTL that is not a positive finite number: served but not stored. */
   invalidTtl: number;
+  /** Held one of its load's `secrets` (a backend echoing a credential): served but not stored. */
+  secretsWithheld: number;
   /**
    * Stored value that failed its MAC (forged, altered, written without the secret), failed
    * to parse or whose envelope names another key: treated as a miss.
    */
   integrityViolations: number;
+  /**
+   * Authentic stored value past the expiry its envelope carries, whatever the store's TTL
+   * said (copied back, `PERSIST`ed, restored): refused, deleted, and treated as a miss.
+   */
+  expired: number;
+  /** Authentic stored value in the previous envelope format (no expiry in it): a miss. */
+  previousFormat: number;
   /** Loads running now. */
   inFlight: number;
 }
@@ -88,7 +104,7 @@ const LEASE_POLL_MS = 25;
  * and stores the answer when the step says it may.
  *
  * Single flight is per process (E6) and, through a short lease in the store,
- * across replicas (issue #20): the replica holding a cold key's lease loads it;
+ * across replicas: the replica holding a cold key's lease loads it;
  * the others poll the store for its answer, and load themselves when the lease
  * is released without one (the load failed or was not cacheable), expires (the
  * holder died) or the wait passes its bound. The store never throws, so a cache
@@ -117,7 +133,10 @@ export class StepCache {
     unserializable: 0,
     oversize: 0,
     invalidTtl: 0,
+    secretsWithheld: 0,
     integrityViolations: 0,
+    expired: 0,
+    previousFormat: 0,
   };
 
   constructor(store: CacheStore, options: StepCacheOptions) {
@@ -216,7 +235,7 @@ export class StepCache {
       this.#release(lease);
       throw err;
     }
-    if (result.cacheable) this.#write(key, result.ttlMs ?? ttlMs, result.value);
+    if (result.cacheable) this.#write(key, result.ttlMs ?? ttlMs, result.value, result.secrets ?? []);
     else this.#counters.uncacheable++;
     // After the write was handed over: a waiter that finds the lease free reads the value first.
     this.#release(lease);
@@ -279,15 +298,28 @@ export class StepCache {
       return { found: false };
     }
     if (raw === undefined) return { found: false };
-    const decoded = decodeEnvelope(raw, key, this.#macKey);
+    const decoded = decodeEnvelope(raw, key, this.#macKey, this.#now());
     if (!decoded.ok) {
-      this.#counters.integrityViolations++;
+      if (decoded.reason === 'expired') {
+        this.#counters.expired++;
+        // Fire-and-forget. Should a fresh value have landed since the read, deleting it only
+        // costs one more load: the load this miss starts writes a value again.
+        try {
+          this.#store.delete(key);
+        } catch {
+          // A store that throws breaks its contract; the entry is refused again on its next read.
+        }
+      } else if (decoded.reason === 'format') {
+        this.#counters.previousFormat++;
+      } else {
+        this.#counters.integrityViolations++;
+      }
       return { found: false };
     }
     return { found: true, value: decoded.value };
   }
 
-  #write(key: string, ttlMs: number, value: unknown): void {
+  #write(key: string, ttlMs: number, value: unknown, secrets: Iterable<string>): void {
     const ttl = this.#storedTtl(ttlMs);
     if (ttl === undefined) {
       this.#counters.invalidTtl++;
@@ -295,7 +327,10 @@ export class StepCache {
     }
     let json: string;
     try {
-      json = encodeEnvelope(key, value, this.#now(), this.#macKey);
+      const createdAt = this.#now();
+      // The envelope expires with the key: the store's TTL and the envelope agree, and only
+      // the envelope's, inside the MAC, is trusted on read.
+      json = encodeEnvelope(key, value, { createdAt, expiresAt: createdAt + ttl }, this.#macKey);
     } catch {
       this.#counters.unserializable++;
       return;
@@ -305,6 +340,13 @@ export class StepCache {
     if (json.length > this.#maxValueBytes || Buffer.byteLength(json, 'utf8') > this.#maxValueBytes) {
       this.#counters.oversize++;
       return;
+    }
+    // Searched in the very string the store would keep.
+    for (const secret of secrets) {
+      if (secret !== '' && json.includes(secret)) {
+        this.#counters.secretsWithheld++;
+        return;
+      }
     }
     try {
       this.#store.set(key, json, ttl);

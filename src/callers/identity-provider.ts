@@ -1,14 +1,9 @@
-import {
-  createRemoteJWKSet,
-  errors as joseErrors,
-  type JWTPayload,
-  jwtVerify,
-  type JWTVerifyGetKey,
-} from 'jose';
+import { errors as joseErrors, type JWTPayload, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { SculptorError } from '../errors/sculptor-error.ts';
+import { providerKeys, providerUnavailable, readProviderJson } from './provider-keys.ts';
 
 /**
- * Callers authenticated by the company's identity provider (RELIABILITY D1, issue #21):
+ * Callers authenticated by the company's identity provider (RELIABILITY D1):
  * access tokens are JWTs its issuer signs, found through OpenID discovery and verified
  * against its published keys. Only asymmetric algorithms are accepted, so a token can
  * neither be unsigned (`alg: none`) nor signed with a public key used as an HMAC secret.
@@ -54,9 +49,10 @@ export const DEFAULT_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'] as const;
 const FETCH_TIMEOUT_MS = 3000;
 /** Keys are kept this long before they are fetched again (and sooner for an unknown key id). */
 const KEYS_MAX_AGE_MS = 10 * 60_000;
-/** After a failed discovery, wait this long before asking again (requests meanwhile fail fast). */
-const DISCOVERY_RETRY_MS = 5000;
-const MAX_DISCOVERY_BYTES = 256 * 1024;
+/** After a failed discovery or key fetch, wait this long before asking again (requests meanwhile fail fast). */
+const RETRY_MS = 5000;
+/** The discovery document and the key set, each. */
+const MAX_DOCUMENT_BYTES = 256 * 1024;
 
 export interface IdentityProvider {
   readonly config: IdentityProviderConfig;
@@ -77,7 +73,7 @@ export function createIdentityProvider(config: IdentityProviderConfig): Identity
 
   const discover = (): Promise<Discovery> => {
     if (!discovery) {
-      if (Date.now() - failedAt < DISCOVERY_RETRY_MS) return Promise.reject(unavailable());
+      if (Date.now() - failedAt < RETRY_MS) return Promise.reject(providerUnavailable());
       discovery = readDiscovery(config).catch((err: unknown) => {
         discovery = undefined;
         failedAt = Date.now();
@@ -121,32 +117,32 @@ async function readDiscovery(config: IdentityProviderConfig): Promise<Discovery>
   const url = `${config.issuer.replace(/\/$/, '')}/.well-known/openid-configuration`;
   let document: Record<string, unknown>;
   try {
-    const response = await fetch(url, {
-      signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
-      redirect: 'error',
-      headers: { accept: 'application/json' },
-    });
-    const text = await response.text();
-    if (!response.ok || text.length > MAX_DISCOVERY_BYTES) throw new Error(`HTTP ${response.status}`);
-    document = JSON.parse(text) as Record<string, unknown>;
+    const read = await readProviderJson(url, { timeoutMs: FETCH_TIMEOUT_MS, maxBytes: MAX_DOCUMENT_BYTES });
+    if (typeof read !== 'object' || read === null) throw new Error('discovery is not a JSON object');
+    document = read as Record<string, unknown>;
   } catch (err) {
-    throw unavailable(err);
+    throw providerUnavailable(err);
   }
   // OpenID Connect Discovery §4.3: the document must name exactly the configured issuer.
-  if (document.issuer !== config.issuer) throw unavailable(new Error('discovery names another issuer'));
+  if (document.issuer !== config.issuer) {
+    throw providerUnavailable(new Error('discovery names another issuer'));
+  }
   const jwksUri = document.jwks_uri;
   if (typeof jwksUri !== 'string' || !allowedUrl(jwksUri, config.allowHttp)) {
-    throw unavailable(new Error('discovery has no usable jwks_uri'));
+    throw providerUnavailable(new Error('discovery has no usable jwks_uri'));
   }
   const tokenEndpoint =
     typeof document.token_endpoint === 'string' && allowedUrl(document.token_endpoint, config.allowHttp)
       ? document.token_endpoint
       : undefined;
   return {
-    jwks: createRemoteJWKSet(new URL(jwksUri), {
-      timeoutDuration: FETCH_TIMEOUT_MS,
-      cooldownDuration: config.keyRefreshSeconds * 1000,
-      cacheMaxAge: KEYS_MAX_AGE_MS,
+    jwks: providerKeys({
+      url: new URL(jwksUri),
+      refreshMs: config.keyRefreshSeconds * 1000,
+      maxAgeMs: KEYS_MAX_AGE_MS,
+      retryMs: RETRY_MS,
+      timeoutMs: FETCH_TIMEOUT_MS,
+      maxBytes: MAX_DOCUMENT_BYTES,
     }),
     tokenEndpoint,
   };
@@ -161,23 +157,13 @@ export function allowedUrl(text: string, allowHttp: boolean): boolean {
   }
 }
 
-function unavailable(cause?: unknown): SculptorError {
-  return new SculptorError(
-    'auth.provider_unavailable',
-    'The identity provider cannot be reached to check the token; try again shortly.',
-    { cause },
-  );
-}
-
-/** jose's verdicts, mapped to RFC 6750 `invalid_token` with a reason the caller can act on. */
+/**
+ * jose's verdicts, mapped to RFC 6750 `invalid_token` with a reason the caller can act on. The
+ * provider's own trouble (keys that cannot be fetched) arrives already as
+ * `auth.provider_unavailable` from `providerKeys`: whatever else fails is the token's.
+ */
 function verificationError(err: unknown): SculptorError {
   if (err instanceof SculptorError) return err;
-  // The keys could not be fetched (timeout, non-200, unparsable, network): the provider's trouble, not the token's.
-  const keysUnreachable =
-    err instanceof joseErrors.JWKSTimeout ||
-    (err instanceof joseErrors.JOSEError && /JSON Web Key Set/.test(err.message)) ||
-    (err instanceof TypeError && !(err instanceof joseErrors.JOSEError));
-  if (keysUnreachable) return unavailable(err);
   const reason =
     err instanceof joseErrors.JWTExpired
       ? 'The token has expired: get a new one from the identity provider.'
@@ -186,7 +172,7 @@ function verificationError(err: unknown): SculptorError {
         : err instanceof joseErrors.JOSEAlgNotAllowed
           ? 'The token is signed with an algorithm this gateway does not accept.'
           : err instanceof joseErrors.JWKSNoMatchingKey
-            ? 'The token is signed with a key the identity provider does not publish.'
+            ? 'The token is signed with a key the identity provider does not publish: get a new token from it.'
             : 'The token is not a valid signed access token.';
   return new SculptorError('auth.invalid_token', reason, { cause: err });
 }

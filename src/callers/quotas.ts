@@ -4,7 +4,7 @@ import { SculptorError } from '../errors/sculptor-error.ts';
 import type { Tenant } from './load-callers.ts';
 
 /**
- * Per-tenant quotas from the callers file (issue #20): invocations per minute and per day,
+ * Per-tenant quotas from the callers file: invocations per minute and per day,
  * for all of a tenant's tools or the tools a rule names, counted across every replica through
  * the cache store's Redis in one atomic round trip per rule. While Redis cannot answer, each
  * process counts on its own (so the deployment admits at most replicas × the quota then).

@@ -13,7 +13,7 @@ export interface CatalogTool {
 
 /**
  * Who is asking, as far as the catalog is concerned: any face's caller (see
- * faces/shared/request-caller.ts). A tool it may not find answers exactly like a missing one
+ * faces/common/request-caller.ts). A tool it may not find answers exactly like a missing one
  * (RELIABILITY D5), on every face.
  */
 export interface ToolAudience {
@@ -35,10 +35,39 @@ export interface ToolFilter {
 }
 
 /**
+ * The catalog as the faces read it: every look-up and listing takes the audience it answers
+ * (RELIABILITY D5), so no face can reach a tool its caller may not see by forgetting a check.
+ * The unscoped getters (`named`, `tool`, `version`) are for the hosts and tools that serve no
+ * caller (the CLI, the Studio, tests).
+ */
+export interface ScopedCatalog {
+  readonly size: number;
+  find(audience: ToolAudience, toolId: string): CatalogTool;
+  findNamed(audience: ToolAudience, name: string): CatalogTool;
+  findVersion(audience: ToolAudience, toolId: string, version: number): CompiledTool;
+  /** The current version of a tool the audience may find, or undefined: what a listing shows beside an older version. */
+  currentVersion(audience: ToolAudience, toolId: string): number | undefined;
+  list(filter: ToolFilter & { audience: ToolAudience }, after?: string, limit?: number): CatalogTool[];
+  search(
+    query: string,
+    filter: ToolFilter & { audience: ToolAudience },
+    page?: { offset?: number; limit?: number },
+  ): SearchResult<CatalogTool>;
+  searchGroups(
+    query: string,
+    filter: ToolFilter & { audience: ToolAudience },
+    keep: (group: ToolGroup<CatalogTool>) => boolean,
+    page?: { offset?: number; limit?: number },
+  ): SearchResult<ToolGroup<CatalogTool>>;
+  groups(): IterableIterator<ToolGroup<CatalogTool>>;
+  groupOf(tool: CatalogTool): string | null;
+}
+
+/**
  * The immutable set of compiled tools a gateway serves. A reload builds a new
  * Catalog and swaps it whole, so a request always sees one consistent set.
  */
-export class Catalog {
+export class Catalog implements ScopedCatalog {
   readonly #byId: Map<string, CatalogTool>;
   /** By name too: a face that is sent a name (MCP, A2T-lite) finds it without hashing it to its id. */
   readonly #byName: Map<string, CatalogTool>;
@@ -128,6 +157,23 @@ export class Catalog {
       throw new SculptorError('tool.not_found', `No tool with id ${toolId}.`);
     }
     return found;
+  }
+
+  /**
+   * The tool whose current version has this name, if the audience may find it; else
+   * `tool.not_found` naming what was asked for, as for no tool at all. A name is compared as sent.
+   */
+  findNamed(audience: ToolAudience, name: string): CatalogTool {
+    const found = this.#byName.get(name);
+    if (!found || !audience.mayFind(found.name)) {
+      throw new SculptorError('tool.not_found', `No tool named ${name.slice(0, 128)}.`);
+    }
+    return found;
+  }
+
+  currentVersion(audience: ToolAudience, toolId: string): number | undefined {
+    const found = this.#byId.get(toolId);
+    return found && audience.mayFind(found.name) ? found.current.signature.version : undefined;
   }
 
   /** One version of a tool the audience may find; `tool.version_not_found` names the versions there are. */

@@ -1,7 +1,7 @@
 import path from 'node:path';
 
 /**
- * Groups of tools, from the folders of the sculpts (issue #16): a sculpt in `crm/contacts/`
+ * Groups of tools, from the folders of the sculpts: a sculpt in `crm/contacts/`
  * below the sculpts root belongs to group `crm.contacts`, whose parent is group `crm`. Folders
  * already say what belongs together (each has its own `backends.yaml`), so no sculpt needs a new
  * field; a folder's folders are its subgroups, so a group of groups needs nothing either. A sculpt

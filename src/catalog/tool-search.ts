@@ -46,7 +46,7 @@ interface Posting {
 }
 
 /**
- * Relevance ranking over a catalog (issue #16): BM25 over the tool's name, description, input
+ * Relevance ranking over a catalog: BM25 over the tool's name, description, input
  * names and descriptions, and tags, each field weighted (BM25F-style: per-field length
  * normalisation, boosts summed). Built once per catalog — a reload builds a new catalog — and
  * read-only afterwards.

@@ -66,6 +66,52 @@ const SCULPTS_ARG: ArgumentSpec = {
   default: 'sculpts',
 };
 
+/** `--offline`, for the commands that call backends: serve, mcp, invoke. */
+const OFFLINE_OPTION: OptionSpec = {
+  name: 'offline',
+  type: 'boolean',
+  description:
+    'Answer every backend from the recordings/ folders below dir (a replay server on 127.0.0.1; unset credentials sent as placeholders): nothing leaves the machine.',
+  default: false,
+};
+
+/** `--openapi FILE`: the description `init` scaffolds from and `operations` lists. */
+const OPENAPI_OPTION: OptionSpec = {
+  name: 'openapi',
+  type: 'file',
+  value: 'FILE',
+  required: true,
+  description: 'The OpenAPI 3.x or Swagger 2.0 document (JSON or YAML).',
+};
+
+/** init and operations: an OpenAPI document, or instead a WSDL description (and its port). */
+const DESCRIPTION_OPTIONS: OptionSpec[] = [
+  {
+    ...OPENAPI_OPTION,
+    required: false,
+    description: 'The OpenAPI 3.x or Swagger 2.0 document (JSON or YAML); or, for a SOAP service, --wsdl.',
+  },
+  {
+    name: 'wsdl',
+    type: 'file',
+    value: 'FILE',
+    description: "A SOAP service's WSDL 1.1 description, instead of --openapi.",
+  },
+  {
+    name: 'port',
+    type: 'string',
+    value: 'NAME',
+    description: 'With --wsdl: the port to use (default: the first SOAP 1.1 or 1.2 port).',
+  },
+  {
+    name: 'arazzo',
+    type: 'file',
+    value: 'FILE',
+    description:
+      'An Arazzo 1.0 description (JSON or YAML), instead of --openapi: its workflows, each wrapped by a sculpt.',
+  },
+];
+
 const READS_ONLY: CommandEffects = {
   filesystem: { read: true, write: false, delete: false },
   network: false,
@@ -119,6 +165,7 @@ without it the gateway must listen on loopback, or serve refuses to start.`,
         description: "Also serve the Studio at /studio/, behind the callers' authentication.",
         default: false,
       },
+      OFFLINE_OPTION,
       {
         name: 'reload-on-change',
         type: 'boolean',
@@ -131,7 +178,8 @@ without it the gateway must listen on loopback, or serve refuses to start.`,
     examples: [
       'sculptor serve sculpts',
       'PORT=9090 sculptor serve sculpts --watch',
-      'sculptor serve /etc/sculptor/sculpts --reload-on-change',
+      'sculptor serve sculpts --offline',
+      'sculptor serve sculpts --reload-on-change',
     ],
     exit: '0 after a clean shutdown; 1 when the sculpts do not load at start.',
   },
@@ -157,6 +205,7 @@ change that breaks a sculpt keeps the last good catalog.`,
         description: 'Reload the sculpts when files change and tell the client (list_changed).',
         default: false,
       },
+      OFFLINE_OPTION,
     ],
     effects: {
       filesystem: { read: true, write: false, delete: false },
@@ -169,8 +218,8 @@ change that breaks a sculpt keeps the last good catalog.`,
       duration: { typical: 'until stdin closes' },
     },
     examples: [
-      'sculptor mcp sculpts',
-      'SCULPTOR_CALLERS=callers.yaml SCULPTOR_MCP_TOKEN=… sculptor mcp sculpts',
+      'sculptor mcp sculpts --offline',
+      'SCULPTOR_CALLERS=deploy/overlays/production/callers.yaml ACME_AGENT_TOKEN=an-example-token-of-24-chars SCULPTOR_MCP_TOKEN=an-example-token-of-24-chars sculptor mcp sculpts',
     ],
     exit: '0 when the client closes stdin; 1 when the sculpts do not load or the caller is unknown.',
   },
@@ -180,7 +229,8 @@ change that breaks a sculpt keeps the last good catalog.`,
     details: `Loads and compiles every sculpt below dir without serving, then lints what
 compiled (lint.* warnings: programmatic inputs, whole backend objects in
 outputs, unused inputs, unbounded $sort, optional inputs on a first version,
-descriptions that do not say when to use the tool, the REPLACE_ME
+descriptions that do not say when to use the tool, inputs that look like
+secrets (lint.secret_input: an error under --strict), the REPLACE_ME
 placeholders and "# REVIEW:" marks init left…) and, when dir holds a
 sculptor.lock.json, checks that no published version changed
 (lint.signature_drift, an error). With --callers, also checks a callers
@@ -206,7 +256,7 @@ file:line:col code message; warnings read "code warning: message".`,
     examples: [
       'sculptor check sculpts',
       'sculptor check sculpts --strict',
-      'sculptor check sculpts --callers callers.yaml',
+      'ACME_AGENT_TOKEN=an-example-token-of-24-chars sculptor check sculpts --callers deploy/overlays/production/callers.yaml',
     ],
     exit: '0 when there is no error (and, with --strict, no warning); 1 otherwise.',
   },
@@ -235,12 +285,16 @@ failed, with a diff of expected and actual outputs.`,
       },
     ],
     effects: { ...READS_ONLY, duration: { typical: '1-10s' } },
-    examples: ['sculptor test sculpts', 'sculptor test sculpts/weather/lookup_weather_by_city.test.yaml'],
+    examples: [
+      'sculptor test sculpts',
+      'sculptor test sculpts/weather/lookup_weather_by_city.test.yaml',
+      'sculptor test test/arazzo/fixtures/shop',
+    ],
     exit: '0 when every case passes; 1 when one fails, a file cannot run, or no test file is found.',
   },
   {
     name: 'init',
-    summary: 'Scaffold a sculpt for one OpenAPI operation.',
+    summary: 'Scaffold a sculpt for one OpenAPI or SOAP (WSDL) operation, or one Arazzo workflow.',
     details: `Writes <tool>.v1.sculpt.yaml and <tool>.test.yaml into --out, and a
 backends.yaml entry for the document when the folder has none for it.
 Required parameters that mean something to a user become inputs typed as
@@ -250,22 +304,41 @@ hidden as constants ("REPLACE_ME" where a value must be set); the output is
 a few fields of the success answer, each its own output. Every decision a
 designer should check is marked "# REVIEW:". The result passes sculptor check
 as written (no error); check --strict fails until every REPLACE_ME is set and
-every REVIEW mark read and deleted.`,
+every REVIEW mark read and deleted.
+
+With --all instead of --operation, every operation of the document gets its
+scaffold: the API converted one tool per operation, the baseline a sculpted
+folder is compared with (sculptor eval --against).
+
+With --arazzo FILE --workflow ID, the sculpt wraps one workflow of an Arazzo
+description (workflow: <name>#<workflowId>): named after it, its inputs
+narrowed to A2T's (an object's fields flattened into inputs, an optional
+input with a default fixed to it, a credential left to the backend's auth),
+its outputs projected with the types of the answers they come from, its GET
+steps listed as commented cache placeholders. backends.yaml gets a backend
+per OpenAPI source (read relative to the description) and the arazzo entry.
+sculptor operations --arazzo FILE lists the workflows.`,
     arguments: [],
     options: [
-      {
-        name: 'openapi',
-        type: 'file',
-        value: 'FILE',
-        required: true,
-        description: 'The OpenAPI 3.x or Swagger 2.0 document (JSON or YAML).',
-      },
+      ...DESCRIPTION_OPTIONS,
       {
         name: 'operation',
         type: 'string',
         value: 'ID',
-        required: true,
-        description: "The operation: its operationId, or 'METHOD /path' as written in the document.",
+        description:
+          "The operation: its operationId, or 'METHOD /path' as written in the document (or --all).",
+      },
+      {
+        name: 'workflow',
+        type: 'string',
+        value: 'ID',
+        description: 'With --arazzo: the workflowId of the workflow to wrap.',
+      },
+      {
+        name: 'all',
+        type: 'boolean',
+        description: 'Scaffold every operation of the document, one tool each (a 1:1 baseline).',
+        default: false,
       },
       {
         name: 'out',
@@ -304,10 +377,48 @@ every REVIEW mark read and deleted.`,
       duration: { typical: '<5s' },
     },
     examples: [
-      "sculptor init --openapi specs/spotify.yaml --operation 'GET /search' --out sculpts/spotify",
-      'sculptor init --openapi github.yaml --operation repos/get --out sculpts/github',
+      "sculptor init --openapi sculpts/petstore/openapi/petstore.swagger.io-v2.swagger.yaml --operation 'GET /pet/{petId}' --out my-sculpts/pets",
+      'sculptor init --openapi sculpts/weather/openapi/api.weather.gov.openapi.json --operation gridpoint_forecast --out my-sculpts/weather',
+      'sculptor init --openapi sculpts/weather/openapi/open-meteo-geocoding.yaml --all --out my-sculpts/geocoder-1to1',
+      'sculptor init --wsdl sculpts/ndfd/wsdl/ndfdXML.wsdl --operation NDFDgenByDay --out my-sculpts/ndfd',
+      'sculptor init --arazzo test/arazzo/fixtures/shop/shop.arazzo.yaml --workflow order-available-pet --out my-sculpts/shop',
     ],
     exit: '0 when the files were written; 1 when the document or operation cannot be used.',
+  },
+  {
+    name: 'operations',
+    summary:
+      "List a description's operations (method, path, operationId, summary), or an Arazzo file's workflows.",
+    details: `Lists the operations of an OpenAPI 3.x or Swagger 2.0 document, in its order:
+method, path, operationId ("—" when it has none), summary and tags. --filter
+keeps those whose text holds every word given; --tag those with that tag.
+Pass any of them to init --operation: its operationId, or 'METHOD /path'.
+With --wsdl, a WSDL 1.1 description's ports (the one used marked *), the
+operations of that port (each a POST; pass its name), and those that cannot
+be called, each with the reason. With --arazzo, an Arazzo description's
+workflows: id, summary, inputs (* required), what each step calls, outputs;
+pass an id to init --arazzo FILE --workflow.`,
+    arguments: [],
+    options: [
+      ...DESCRIPTION_OPTIONS,
+      {
+        name: 'filter',
+        type: 'string',
+        value: 'TEXT',
+        description: 'Only operations whose method, path, operationId, summary or tags hold every word.',
+      },
+      { name: 'tag', type: 'string', value: 'TAG', description: 'Only operations with this tag.' },
+      { name: 'json', type: 'boolean', description: 'Print the operations as JSON.', default: false },
+    ],
+    effects: READS_ONLY,
+    examples: [
+      'sculptor operations --openapi sculpts/petstore/openapi/petstore.swagger.io-v2.swagger.yaml',
+      'sculptor operations --openapi sculpts/weather/openapi/api.weather.gov.openapi.json --filter forecast',
+      'sculptor operations --openapi sculpts/petstore3/openapi/petstore3.swagger.io-openapi.yaml --tag store',
+      'sculptor operations --wsdl sculpts/ndfd/wsdl/ndfdXML.wsdl --filter latlon',
+      'sculptor operations --arazzo test/arazzo/fixtures/shop/shop.arazzo.yaml',
+    ],
+    exit: '0 when at least one operation is listed; 1 when none matches or the document cannot be read.',
   },
   {
     name: 'export',
@@ -319,8 +430,13 @@ every REVIEW mark read and deleted.`,
   anthropic   Messages API tools (name, description, input_schema)
   gemini      {functionDeclarations: [...]} with the OpenAPI-subset Schema
   agent-tool  Agent Tool v0.2 tool_declarations with external_mappings
+  arazzo      the native chains as one Arazzo 1.0.1 description (each tool a
+              workflow); with --out DIR, written there as sculptor.arazzo.yaml
+              with a copy of each OpenAPI source beside it
 Effects (read-only, idempotent, destructive, reversible, billable) are folded
-into provider descriptions as ATIP §8.2 asks, e.g. "[⚠️ DESTRUCTIVE]".`,
+into provider descriptions as ATIP §8.2 asks, e.g. "[⚠️ DESTRUCTIVE]". An input
+that looks like a secret (an API key, a token, a password, a licence key) is
+reported on stderr; with --strict nothing is exported.`,
     arguments: [SCULPTS_ARG],
     options: [
       {
@@ -329,18 +445,31 @@ into provider descriptions as ATIP §8.2 asks, e.g. "[⚠️ DESTRUCTIVE]".`,
         type: 'enum',
         value: 'FORMAT',
         required: true,
-        enum: ['openai', 'anthropic', 'gemini', 'agent-tool'],
-        description: 'openai, anthropic, gemini or agent-tool.',
+        enum: ['openai', 'anthropic', 'gemini', 'agent-tool', 'arazzo'],
+        description: 'openai, anthropic, gemini, agent-tool or arazzo.',
       },
       { name: 'tool', type: 'string', value: 'NAME', description: 'Only this tool.' },
+      {
+        name: 'out',
+        type: 'directory',
+        value: 'DIR',
+        description: 'arazzo only: write the description and its OpenAPI sources into DIR.',
+      },
       { name: 'version', type: 'integer', value: 'N', description: 'That version instead of the latest.' },
+      {
+        name: 'strict',
+        type: 'boolean',
+        description: 'Refuse (exit 1) when an input looks like a secret (lint.secret_input).',
+        default: false,
+      },
     ],
     effects: READS_ONLY,
     examples: [
       'sculptor export --format openai sculpts',
       'sculptor export --format gemini --tool describe_pet',
+      'sculptor export --format arazzo test/arazzo/fixtures/chains --out exported',
     ],
-    exit: '0 when exported; 1 when the sculpts do not load or a tool cannot be exported.',
+    exit: '0 when exported; 1 when the sculpts do not load, a tool cannot be exported, or (--strict) an input looks like a secret.',
   },
   {
     name: 'diff',
@@ -364,7 +493,7 @@ outputs added.`,
       'sculptor diff find_pets_by_status sculpts',
       'sculptor diff find_pets_by_status --from 1 --to 2',
     ],
-    exit: '0 when A2T §5.4 holds; 1 when it breaks or the versions do not exist.',
+    exit: '0 when A2T §5.4 holds (or the tool has one version, nothing to compare); 1 when it breaks or the versions do not exist.',
   },
   {
     name: 'lock',
@@ -425,6 +554,7 @@ Backends are called for real: the tool's effects apply.`,
         description: 'Print the per-step debug view on stderr.',
         default: false,
       },
+      OFFLINE_OPTION,
     ],
     effects: {
       filesystem: { read: true, write: false, delete: false },
@@ -436,7 +566,10 @@ Backends are called for real: the tool's effects apply.`,
       interactive: { stdin: 'none', prompts: false, tty: false },
       duration: { typical: '<10s', timeout: '29s' },
     },
-    examples: ['sculptor invoke describe_pet sculpts --input pet_number=10 --debug'],
+    examples: [
+      'sculptor invoke describe_pet sculpts --input pet_number=10 --offline --debug',
+      'sculptor invoke find_pets_by_status --input status=SOLD --offline',
+    ],
     exit: '0 when the tool answered; 1 when it failed (the problem is printed as JSON).',
   },
   {
@@ -484,6 +617,161 @@ SCULPTOR_CALLERS and asks for one of its bearer tokens.`,
     examples: ['sculptor studio sculpts', 'sculptor studio sculpts/weather --port 0'],
   },
   {
+    name: 'eval',
+    summary: 'Ask a model to use the tools: score its tool choice and arguments, or compare two catalogs.',
+    details: `Sends each scenario's request (scenario files: *.eval.yaml, or folders of them)
+to a model behind any OpenAI-compatible chat-completions endpoint, offering the
+tools of --tools as a face lists them (--face mcp: MCP tools/list; openai: the
+OpenAI export, strict mode), runs what the model calls through the engine
+(--run recordings: each tool folder's recordings, or --recordings DIR; live: the
+real backends; none: only the first answer is scored) and hands it the
+results, until it answers in words. Each scenario runs --repeat times.
+
+Reports tool choice, argument validity (against the schema offered) and
+correctness, calls per task, prompt and completion tokens and the model's
+latency, per scenario and overall, with every failure's raw call. With
+--against DIR, both catalogs run the same scenarios and the differences that
+matter are flagged (e.g. a sculpted folder against the API scaffolded 1:1 by
+sculptor init --all).
+
+The endpoint comes from the environment: SCULPTOR_EVAL_URL (e.g.
+http://127.0.0.1:11434/v1 for Ollama), SCULPTOR_EVAL_MODEL, and
+SCULPTOR_EVAL_API_KEY when it needs a key (never an option: it would show in
+the process list). No expected answer comes from the model; an endpoint that
+is down or refuses stops the run with an error, never a score; known secrets
+are masked in every prompt and report.`,
+    arguments: [
+      {
+        name: 'scenarios',
+        type: 'file',
+        description: 'Scenario files (*.eval.yaml) or folders holding them.',
+        required: true,
+        variadic: true,
+      },
+    ],
+    options: [
+      {
+        name: 'tools',
+        type: 'directory',
+        value: 'DIR',
+        description:
+          'The sculpt folder whose tools are offered (default: $SCULPTOR_SCULPTS, else ./sculpts).',
+      },
+      {
+        name: 'against',
+        type: 'directory',
+        value: 'DIR',
+        description: 'A second sculpt folder run on the same scenarios and compared with the first.',
+      },
+      {
+        name: 'face',
+        type: 'enum',
+        value: 'FACE',
+        enum: ['mcp', 'openai'],
+        default: 'mcp',
+        description: 'How the tools are offered: mcp (tools/list) or openai (the strict-mode export).',
+      },
+      {
+        name: 'repeat',
+        short: 'n',
+        type: 'integer',
+        value: 'N',
+        default: 5,
+        description: 'Runs of each scenario.',
+      },
+      {
+        name: 'temperature',
+        type: 'string',
+        value: 'T',
+        default: '0.7',
+        description: 'Sampling temperature sent with every request (0–2).',
+      },
+      {
+        name: 'seed',
+        type: 'integer',
+        value: 'N',
+        description: 'Sent as seed (plus the run number), for endpoints that honour it.',
+      },
+      {
+        name: 'max-calls',
+        type: 'integer',
+        value: 'N',
+        default: 8,
+        description: 'Tool calls one turn may make before it is cut short.',
+      },
+      {
+        name: 'run',
+        type: 'enum',
+        value: 'MODE',
+        enum: ['recordings', 'live', 'none'],
+        default: 'recordings',
+        description: "Where the model's calls go: recordings, live backends, or none.",
+      },
+      {
+        name: 'recordings',
+        type: 'string',
+        value: 'DIR',
+        description: "Recordings for every tool (default: each tool folder's recordings/).",
+      },
+      {
+        name: 'url',
+        type: 'string',
+        value: 'URL',
+        description: 'The endpoint, instead of $SCULPTOR_EVAL_URL.',
+      },
+      {
+        name: 'model',
+        type: 'string',
+        value: 'NAME',
+        description: 'The model, instead of $SCULPTOR_EVAL_MODEL.',
+      },
+      {
+        name: 'timeout',
+        type: 'integer',
+        value: 'S',
+        default: 120,
+        description: 'Seconds one model request may take.',
+      },
+      {
+        name: 'retries',
+        type: 'integer',
+        value: 'N',
+        default: 2,
+        description: 'Retries of a 429, a 5xx or a dropped connection, with backoff.',
+      },
+      {
+        name: 'json',
+        type: 'string',
+        value: 'FILE',
+        description: "Write the report as JSON to FILE ('-': on stdout, instead of the table).",
+      },
+      {
+        name: 'fail-under',
+        type: 'string',
+        value: 'SHARE',
+        description:
+          'Exit 1 when a catalog gets fewer turns right (tool and arguments) than this share, e.g. 0.9.',
+      },
+    ],
+    effects: {
+      filesystem: { read: true, write: true, delete: false },
+      network: true,
+      // --run live calls the real backends with whatever the model asks.
+      idempotent: false,
+      reversible: false,
+      destructive: true,
+      interactive: { stdin: 'none', prompts: false, tty: false },
+      duration: { typical: 'seconds to hours (scenarios × runs × the model)' },
+    },
+    // Against the test model (`npm run eval:test-model -- --port 11435`), so that they run offline
+    // as written; a real model is SCULPTOR_EVAL_URL and SCULPTOR_EVAL_MODEL (README, docs/EVAL.md).
+    examples: [
+      'sculptor eval sculpts/weather --tools sculpts/weather --url http://127.0.0.1:11435/v1 --model word-match -n 2',
+      'sculptor eval sculpts/weather --tools sculpts/weather --face openai --run none --url http://127.0.0.1:11435/v1 --model word-match',
+    ],
+    exit: '0 when every scenario ran (and, with --fail-under, scored enough); 1 when the setup is wrong, the endpoint fails, or a score is under --fail-under.',
+  },
+  {
     name: 'replay',
     summary: 'Serve recorded HTTP exchanges (vcrpy cassettes, HAR) on loopback.',
     details: `Serves recorded exchanges (vcrpy cassettes, HAR files) on 127.0.0.1, matching
@@ -522,6 +810,7 @@ ${COMMANDS.map((c) => `  ${synopsis(c).padEnd(36)} ${c.summary}`).join('\n')}
 
 Options:
   --agent                              Describe this CLI in ATIP JSON (for agents).
+  -v, --version                        The version of Sculptor and of the Node running it.
   -h, --help                           This help; 'sculptor <command> --help' for a command's.`;
 
 function synopsis(c: CommandSpec): string {

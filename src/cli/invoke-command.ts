@@ -11,7 +11,8 @@ import { SculptLoadError, toSculptorError } from '../errors/sculptor-error.ts';
 import type { BackendRequest, BackendResponse } from '../http/backend-client.ts';
 import { redactUrl } from '../http/index.ts';
 import { createCore } from '../server/create-core.ts';
-import { backendSecrets, Redactor } from '../telemetry/redactor.ts';
+import { backendSecrets } from '../sculpt/backend-secrets.ts';
+import { Redactor } from '../telemetry/redactor.ts';
 import { redisSecrets } from '../cache/redis-connection.ts';
 import { type ParsedArgs, UsageError } from './command-table.ts';
 import { sculptsDir } from './designer-commands.ts';
@@ -65,7 +66,7 @@ export async function invokeCommand({ values, positionals }: ParsedArgs): Promis
   }
   const inputs = parseInputs(pairs, tool.signature.input_parameters);
 
-  // Everything printed passes the redactor (issue #13 F5): a backend may echo a credential in
+  // Everything printed passes the redactor: a backend may echo a credential in
   // its answer, and the debug view shows answers. It knows every configured secret — of every
   // backend of the folder, not only this tool's: a backend may echo one it was never sent —
   // and, through the debug hook, the values the invocation sent (fetched tokens, pass-through

@@ -1,11 +1,14 @@
 #!/usr/bin/env node
+import { readFile } from 'node:fs/promises';
 import { checkJsonataSettings, readSettings, SettingsError } from '../config/settings.ts';
+import { didYouMean } from '../designer/did-you-mean.ts';
 import { ExportError } from '../designer/provider-exports.ts';
 import { SculptLoadError, SculptorError } from '../errors/sculptor-error.ts';
 import { runReplayCli } from '../replay/run-replay-cli.ts';
 import { runGateway } from '../server/run-gateway.ts';
 import { describeCli } from './atip.ts';
 import {
+  COMMANDS,
   commandNamed,
   type CommandSpec,
   helpText,
@@ -14,22 +17,33 @@ import {
   USAGE,
   UsageError,
 } from './command-table.ts';
-import { checkCommand, diffCommand, exportCommand, initCommand, lockCommand } from './designer-commands.ts';
+import {
+  checkCommand,
+  diffCommand,
+  exportCommand,
+  initCommand,
+  lockCommand,
+  operationsCommand,
+} from './designer-commands.ts';
 import { invokeCommand } from './invoke-command.ts';
+import { offlineFirst } from './offline.ts';
 import { serveWatching } from './serve-watch.ts';
 import { testCommand } from './test-command.ts';
 
 /** Commands whose arguments the table parses; replay parses its own. */
 const RUN: Record<string, (args: ParsedArgs) => Promise<number>> = {
-  serve: serveCommand,
+  serve: (args) => offlineFirst(args, args.positionals[0], serveCommand),
   check: checkCommand,
   test: testCommand,
   init: initCommand,
+  operations: operationsCommand,
   export: exportCommand,
   diff: diffCommand,
   lock: lockCommand,
-  invoke: invokeCommand,
-  mcp: async (args) => (await import('./mcp-command.ts')).mcpCommand(args),
+  invoke: (args) => offlineFirst(args, args.positionals[1], invokeCommand),
+  mcp: async (args) => offlineFirst(args, args.positionals[0], (await import('./mcp-command.ts')).mcpCommand),
+  // Loaded on demand: the model client is needed by no other command.
+  eval: async (args) => (await import('./eval-command.ts')).evalCommand(args),
   // Loaded on demand: the Studio brings its web server and page along, which no other command needs.
   studio: async (args) => (await import('./studio-command.ts')).studioCommand(args),
 };
@@ -37,6 +51,10 @@ const RUN: Record<string, (args: ParsedArgs) => Promise<number>> = {
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === '--agent') return agent(rest);
+  if (command === '--version' || command === '-v' || command === 'version') {
+    console.log(await versionText());
+    return 0;
+  }
   if (!command || command === '--help' || command === '-h') {
     console.log(USAGE);
     return command ? 0 : 2;
@@ -73,8 +91,17 @@ function agent(args: string[]): number {
 }
 
 function unknown(command: string): number {
-  console.error(`Unknown command '${command}'.\n\n${USAGE}`);
+  const hint = didYouMean(command, [...COMMANDS.map((c) => c.name), 'version']);
+  console.error(`Unknown command '${command}'.${hint}\n\n${USAGE}`);
   return 2;
+}
+
+/** `sculptor 0.1.0 (Node v24.21.0)`: the package's version, and the Node that runs it. */
+async function versionText(): Promise<string> {
+  const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return `sculptor ${pkg.version} (Node ${process.version})`;
 }
 
 function usage(spec: CommandSpec | undefined, message: string): number {

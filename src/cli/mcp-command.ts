@@ -1,13 +1,13 @@
 import { authenticate } from '../callers/authenticate.ts';
-import { ANONYMOUS, type Caller, type CallerDirectory } from '../callers/load-callers.ts';
+import { ANONYMOUS, type CallerDirectory } from '../callers/load-callers.ts';
 import { createQuotaCheck } from '../callers/quotas.ts';
+import { type CallParty, createCallService } from '../invoke/call-service.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import { pageCursors } from '../catalog/page-cursor.ts';
 import { readSettings, type Settings } from '../config/settings.ts';
 import { formatFinding } from '../designer/findings.ts';
-import { SculptLoadError, toSculptorError } from '../errors/sculptor-error.ts';
+import { SculptLoadError, SculptorError, toSculptorError } from '../errors/sculptor-error.ts';
 import { serveMcpStdio } from '../faces/mcp/mcp-stdio.ts';
-import { engineCaller } from '../faces/shared/request-caller.ts';
 import { createCore } from '../server/create-core.ts';
 import { createLogger, describeError } from '../telemetry/logger.ts';
 import { traceMcpCall } from '../telemetry/mcp-span.ts';
@@ -15,7 +15,8 @@ import { loadCatalog } from '../server/load-catalog.ts';
 import type { ParsedArgs } from './command-table.ts';
 import { sculptsDir } from './designer-commands.ts';
 import { stopSignal } from '../server/stop-signal.ts';
-import { watchSculpts } from '../server/watch-sculpts.ts';
+import { startReloads } from '../server/reload-gateway.ts';
+import { createAdmission } from '../server/invocation-gate.ts';
 
 /**
  * `sculptor mcp [DIR]`: the sculpts as MCP tools over stdio, for desktop clients that launch
@@ -23,7 +24,8 @@ import { watchSculpts } from '../server/watch-sculpts.ts';
  * lines on stderr. The caller is the process's: the anonymous caller without SCULPTOR_CALLERS;
  * with it, the caller whose token SCULPTOR_MCP_TOKEN holds (its tenant's tools, credentials
  * and `$caller` context), since whoever launches the process holds its environment anyway.
- * Reloads on SIGHUP, and on every change with --watch; the client is told (list_changed).
+ * Reloads on SIGHUP, and on every change with --watch (the sculpts and the callers file), as the
+ * gateway does; the client is told (list_changed).
  */
 export async function mcpCommand({ values, positionals }: ParsedArgs): Promise<number> {
   const settings = readSettings(process.env, { sculpts: sculptsDir(positionals[0]) });
@@ -36,14 +38,16 @@ export async function mcpCommand({ values, positionals }: ParsedArgs): Promise<n
   };
 
   let catalog: Catalog;
-  let caller: Caller;
+  let party: CallParty;
   try {
     const first = await compile();
     catalog = first.catalog;
-    caller = await stdioCaller(first.directory, settings);
+    party = await stdioParty(first.directory, settings);
   } catch (err) {
     if (!(err instanceof SculptLoadError)) {
-      process.stderr.write(`${toSculptorError(err).message}\n`);
+      // The code first, as `sculptor invoke` prints it: what a launcher's log shows is greppable.
+      const error = toSculptorError(err);
+      process.stderr.write(`${error.code}: ${error.message}\n`);
       return 1;
     }
     for (const e of err.errors) process.stderr.write(`${formatFinding({ severity: 'error', error: e })}\n`);
@@ -57,14 +61,51 @@ export async function mcpCommand({ values, positionals }: ParsedArgs): Promise<n
     maxBackendCalls: settings.maxBackendCalls,
     instrument: { logger },
   });
-  const stdio = serveMcpStdio({
+  // The gateway's reloads (reload-gateway.ts): one at a time, SIGHUP and --watch alike, each
+  // outcome logged the same way; a failed load keeps the last good catalog. The watcher is
+  // ready before the client is served, so no edit made after the handshake goes unseen.
+  let stdio: ReturnType<typeof serveMcpStdio> | undefined;
+  let generation = 1;
+  const reloads = startReloads(
+    {
+      async reload() {
+        // The caller stays the one the process started as; its tenant's tools are read anew.
+        ({ catalog } = await compile());
+        generation++;
+        stdio?.catalogChanged();
+        return catalog;
+      },
+      get generation() {
+        return generation;
+      },
+      catalog: () => catalog,
+    },
+    { sculpts: settings.sculpts, callers: settings.callers, reloadOnChange: values.watch === true },
+    logger,
+  );
+  await reloads.ready;
+  // The gateway's gate, as the settings ask: the process serves one caller, but a limit its
+  // operator sets (the in-flight cap, a rate) holds here as it does over HTTP, and shedding keeps
+  // the process answering while a flood of calls lags its event loop.
+  const admission = createAdmission(settings, core.store, logger);
+  stdio = serveMcpStdio({
     catalog: () => catalog,
-    engine: core.engine,
+    calls: createCallService({
+      catalog: () => catalog,
+      engine: core.engine,
+      admit: admission.admit,
+      quotas: createQuotaCheck(core.store, settings.secret),
+    }),
     cursors: pageCursors(settings.secret),
-    quotas: createQuotaCheck(core.store, settings.secret),
-    caller: { caller, engine: engineCaller(caller) },
+    caller: party,
     traceCall: traceMcpCall,
     onError: (err) => logger.debug({ event: 'mcp_error', err: describeError(err) }, 'mcp message refused'),
+    // Never the line itself: it may hold anything, a credential included.
+    onRefusedLine: ({ reason, bytes, code }) =>
+      logger.warn(
+        { event: 'mcp_line_refused', reason, bytes, code },
+        'stdin line refused with a JSON-RPC error; serving on',
+      ),
   });
   // Listened for before saying "serving" (stop-signal.ts); the client closing stdin ends it too.
   const ended = Promise.race([
@@ -79,37 +120,29 @@ export async function mcpCommand({ values, positionals }: ParsedArgs): Promise<n
     'serving',
   );
 
-  const reload = async (changedSince?: () => boolean) => {
-    try {
-      // The caller stays the one the process started as; its tenant's tools are read anew.
-      ({ catalog } = await compile());
-      stdio.catalogChanged();
-      logger.info({ event: 'reloaded', tools: catalog.size }, 'reloaded');
-    } catch (err) {
-      // Changed again while it was read (--watch): the reload already coming decides.
-      if (changedSince?.()) return;
-      const errors = err instanceof SculptLoadError ? err.errors.map((e) => e.format()) : [String(err)];
-      logger.warn({ event: 'reload_failed', errors }, 'reload failed: the last good catalog is kept');
-    }
-  };
-  process.on('SIGHUP', () => void reload());
-  const watcher = values.watch === true ? watchSculpts(settings.sculpts, reload) : undefined;
-
   // The client closing stdin ends the connection (the SDK closes its transport), and the process.
   await ended;
-  watcher?.close();
+  reloads.close();
+  admission.shedder.close();
   await Promise.allSettled([stdio.close(), core.close()]);
   return 0;
 }
 
-/** The caller stdio serves: anonymous, or SCULPTOR_MCP_TOKEN's caller when a callers file is in force. */
-async function stdioCaller(directory: CallerDirectory | undefined, settings: Settings): Promise<Caller> {
-  if (!directory) return ANONYMOUS;
+/**
+ * The party stdio serves: anonymous, or SCULPTOR_MCP_TOKEN's caller when a callers file is in
+ * force — keyed for admission as an HTTP caller is, by its token with a callers file, else by
+ * where it calls from.
+ */
+async function stdioParty(directory: CallerDirectory | undefined, settings: Settings): Promise<CallParty> {
+  const address = () => 'stdio';
+  if (!directory) return { caller: ANONYMOUS, address };
   const token = process.env.SCULPTOR_MCP_TOKEN;
   if (!token) {
-    throw new Error(
+    throw new SculptorError(
+      'auth.unauthenticated',
       `SCULPTOR_CALLERS is set (${settings.callers}): set SCULPTOR_MCP_TOKEN to the token of the caller this process serves.`,
     );
   }
-  return authenticate(directory, `Bearer ${token}`);
+  const authorization = `Bearer ${token}`;
+  return { caller: await authenticate(directory, authorization), authorization, address };
 }

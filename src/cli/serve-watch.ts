@@ -1,7 +1,7 @@
 import type { Settings } from '../config/settings.ts';
 import { reviewTools } from '../designer/check-sculpts.ts';
-import { type Finding, formatFinding } from '../designer/findings.ts';
-import { backendsMissingCredentials, missingCredentialsHint } from '../engine/attach-credentials.ts';
+import { displayPath, type Finding, formatFinding } from '../designer/findings.ts';
+import { missingCredentialsHint, unsetCredentialVariables } from '../engine/attach-credentials.ts';
 import { SculptLoadError } from '../errors/sculptor-error.ts';
 import { type Gateway, type GatewayOptions, startGateway } from '../server/start-gateway.ts';
 import { stopSignal } from '../server/stop-signal.ts';
@@ -53,9 +53,10 @@ export async function serveWatching(
       .flatMap((t) => t.versions);
     const review = await reviewTools(tools, dir);
     for (const f of review.findings) print(formatFinding(f));
-    for (const backend of backendsMissingCredentials(tools)) {
+    for (const { backend, variable } of unsetCredentialVariables(tools)) {
+      const hint = missingCredentialsHint({ name: backend.name, credentialsMissing: [variable] });
       print(
-        `sculptor: warning: backend '${backend.name}' has no credentials: ${missingCredentialsHint(backend)}`,
+        `sculptor: warning: backend '${backend.name}' has no credentials: ${hint} (declared in ${displayPath(backend.file)})`,
       );
     }
     if (settings.allowLockDrift && review.findings.some((f) => LOCK_CODES.has(f.error.code))) {

@@ -16,7 +16,7 @@ export const UNGUARDED_STUDIO =
   "The Studio runs tools against live backends and writes files: on an address other machines can reach it needs the callers' authentication. Set SCULPTOR_CALLERS (a callers file; the Studio then asks for one of its bearer tokens) or listen on 127.0.0.1.";
 
 /**
- * `sculptor studio [dir]`: the designer's playground (issue #17) on 127.0.0.1 unless told
+ * `sculptor studio [dir]`: the designer's playground on 127.0.0.1 unless told
  * otherwise. On another address (--host) it needs SCULPTOR_CALLERS, whose bearer tokens then
  * guard its API. Runs until SIGINT or SIGTERM.
  */

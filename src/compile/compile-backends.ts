@@ -1,35 +1,53 @@
 import { SculptorError } from '../errors/sculptor-error.ts';
 import { loadOpenApi, type OpenApiDocument } from '../openapi/load-openapi.ts';
 import type { BackendSpec } from '../sculpt/load-backends.ts';
+import { loadWsdl } from '../soap/load-wsdl.ts';
+import { remoteDescriptions } from './remote-descriptions.ts';
 
-/** A backend with its OpenAPI document loaded and indexed. */
+/** A backend with its OpenAPI document (or WSDL description, in the same model) loaded and indexed. */
 export interface CompiledBackend extends BackendSpec {
   document: OpenApiDocument;
 }
 
+export interface BackendLoadOptions {
+  /** Lets a remote WSDL be read from a loopback or private address (tests, local development). */
+  allowPrivateEgress?: boolean;
+}
+
 /**
- * Loads the OpenAPI document of every backend in one backends file. Each
- * document is read once, however many backends or folders name it.
+ * Loads the description of every backend in one backends file. Each
+ * description is read once, however many backends or folders name it.
  */
 export async function compileBackends(
   specs: BackendSpec[],
   documents: Map<string, Promise<OpenApiDocument>>,
+  options: BackendLoadOptions = {},
 ): Promise<{ backends: Map<string, CompiledBackend>; broken: Set<string>; errors: SculptorError[] }> {
   const backends = new Map<string, CompiledBackend>();
   const broken = new Set<string>();
   const errors: SculptorError[] = [];
   for (const spec of specs) {
-    let pending = documents.get(spec.openapiFile);
+    const { kind, location, service, port } = spec.description;
+    const key = JSON.stringify([kind, location, service ?? null, port ?? null]);
+    let pending = documents.get(key);
     if (!pending) {
-      pending = loadOpenApi(spec.openapiFile);
-      documents.set(spec.openapiFile, pending);
+      pending =
+        kind === 'openapi'
+          ? loadOpenApi(location)
+          : remoteDescriptions(
+              { allowPrivate: spec.allowPrivate || options.allowPrivateEgress === true },
+              (fetchText) =>
+                loadWsdl(location, { ...(service ? { service } : {}), ...(port ? { port } : {}), fetchText }),
+            );
+      documents.set(key, pending);
     }
     try {
       const document = await pending;
       backends.set(spec.name, { ...spec, document, oauth: withTokenUrl(spec, document, errors) });
     } catch (err) {
       const message = err instanceof SculptorError ? err.message : String(err);
-      errors.push(new SculptorError('load.openapi', message, { at: spec.openapiAt, cause: err }));
+      const code = kind === 'wsdl' ? 'load.wsdl' : 'load.openapi';
+      errors.push(new SculptorError(code, message, { at: spec.description.at, cause: err }));
       broken.add(spec.name);
     }
   }

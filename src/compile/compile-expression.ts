@@ -1,34 +1,29 @@
 import jsonata from 'jsonata';
 import { SculptorError, type SourcePosition } from '../errors/sculptor-error.ts';
-import { processJsonataSettings, sharedExpressionPool } from './expression-pool.ts';
+import { processJsonataSettings } from '../config/jsonata-settings.ts';
+import { type AstNode, walkAst } from './jsonata/ast.ts';
+import { boundBuiltins } from './jsonata/bounded-functions.ts';
+import { unpricedBuiltin } from './jsonata/cost-model.ts';
+import { sharedExpressionPool } from './jsonata/expression-pool.ts';
+import { compileJsonata, evaluateJsonata, jsonataOptions } from './jsonata/jsonata-options.ts';
+import { linearRegexProblem } from './jsonata/linear-regex.ts';
 import { BAIL, compileFastPath } from './fast-path.ts';
-import { boundBuiltins } from './bounded-functions.ts';
-import { compileJsonata, evaluateJsonata, jsonataOptions } from './jsonata-options.ts';
-import { linearRegexProblem } from './linear-regex.ts';
 
-export { JSONATA_LIMITS } from './jsonata-options.ts';
+export { JSONATA_LIMITS } from '../config/jsonata-settings.ts';
+export { type AstNode, walkAst } from './jsonata/ast.ts';
 
 /*
- * Two switches, read once per process (processJsonataSettings):
+ * Two switches, read once per process (`config/jsonata-settings.ts`):
  * - the JSONata fast path (docs/PERFORMANCE.md): expressions in its subset are evaluated by a
  *   plain function, jsonata only when it bails; `SCULPTOR_JSONATA_FAST_PATH=false` turns it off.
- * - `SCULPTOR_JSONATA_ISOLATION=worker` evaluates with jsonata in a killable worker pool
- *   (`expression-pool.ts`, RELIABILITY G6) instead of in process; `off` (the default) keeps
- *   jsonata in process, guarded by its own limits only (docs/PERFORMANCE.md says why). The fast
- *   path stays in process either way: it is linear in the expression's size, which is capped, so
- *   there is nothing to kill, and a worker round trip would cost far more than it does.
+ * - `SCULPTOR_JSONATA_ISOLATION`: where jsonata runs. `process` (the default) evaluates in a pool
+ *   of evaluator processes whose death the gateway absorbs (`jsonata/expression-pool.ts`,
+ *   RELIABILITY G6; docs/SECURITY.md, "The boundary"); `worker` in worker threads, which a heap
+ *   exhausted inside can still take down; `off` in the gateway's own thread, guarded by the cost
+ *   model and jsonata's limits only. The fast path stays in process either way: it is linear in
+ *   the expression's size, which is capped, so there is nothing to kill, and a round trip to an
+ *   evaluator would cost far more than it does.
  */
-
-/** Functions a sculpt may not call: `$eval` turns data into code (G7). */
-const FORBIDDEN_FUNCTIONS = new Set(['eval']);
-
-/** A JSONata AST node; the published types miss some node kinds (`path`, `bind`). */
-export interface AstNode {
-  type: string;
-  value?: unknown;
-  position?: number;
-  [field: string]: unknown;
-}
 
 export interface CompiledExpression {
   source: string;
@@ -38,7 +33,7 @@ export interface CompiledExpression {
   /** Whether the fast path (`fast-path.ts`) is tried before jsonata; false when it is switched off. */
   fastPath?: boolean;
   /**
-   * `signal`: the invocation's; with worker isolation, the evaluation is killed when it aborts.
+   * `signal`: the invocation's; isolated in an evaluator, the evaluation is killed when it aborts.
    * `deadlineAt` (epoch ms): in process, the evaluation ends by then at the latest (its
    * guardrail timeout and budget, `evaluation-budget.ts`, stop it).
    */
@@ -79,11 +74,15 @@ export function compileExpression(
   }
   const ast = expression.ast() as unknown as AstNode;
   walkAst(ast, (node) => {
-    if (node.type === 'function' && isVariable(node.procedure, (name) => FORBIDDEN_FUNCTIONS.has(name))) {
-      const name = (node.procedure as AstNode).value as string;
-      throw new SculptorError('compile.forbidden_function', `$${name} is not allowed in sculpts.`, {
-        at: at(Math.max(0, (node.position ?? 1) - name.length - 2)),
-      });
+    const unpriced =
+      node.type === 'variable' && typeof node.value === 'string' && unpricedBuiltin(node.value);
+    if (unpriced) {
+      // `$eval` turns data into code (G7); any other built-in without a row could cost anything.
+      throw new SculptorError(
+        'compile.forbidden_function',
+        `$${unpriced} is not allowed in sculpts: the cost model (docs/SECURITY.md, "Expressions") has no row for it, so what it costs could not be charged before it runs.`,
+        { at: at(Math.max(0, (node.position ?? 1) - unpriced.length - 1)) },
+      );
     }
     const problem = node.type === 'regex' && node.value instanceof RegExp && linearRegexProblem(node.value);
     if (problem) {
@@ -123,7 +122,7 @@ function evaluator(
       limits,
       options?.deadlineAt,
     );
-  if (processJsonataSettings().isolation === 'worker') {
+  if (processJsonataSettings().isolation !== 'off') {
     // Loading the workers now spares the first invocations their start-up.
     sharedExpressionPool().warm();
     slow = (input, bindings, options) =>
@@ -159,19 +158,6 @@ function plainAst(ast: AstNode): AstNode {
     return out;
   };
   return copy(ast) as AstNode;
-}
-
-/** Visits every node of a JSONata AST (its shape varies by node type, so walk every field). */
-export function walkAst(node: unknown, visit: (node: AstNode) => void): void {
-  if (Array.isArray(node)) {
-    for (const child of node) walkAst(child, visit);
-    return;
-  }
-  if (node === null || typeof node !== 'object') return;
-  if (typeof (node as AstNode).type === 'string') visit(node as AstNode);
-  for (const [key, value] of Object.entries(node)) {
-    if (key !== 'position' && value !== null && typeof value === 'object') walkAst(value, visit);
-  }
 }
 
 function isVariable(node: unknown, test: (name: string) => boolean): boolean {

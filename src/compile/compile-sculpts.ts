@@ -7,6 +7,8 @@ import { loadSculpts } from '../sculpt/load-sculpts.ts';
 import { besideFile, checkVersions } from './check-versions.ts';
 import { type CompiledBackend, compileBackends } from './compile-backends.ts';
 import { type CompiledTool, compileTool } from './compile-tool.ts';
+import { bindArazzo } from './bind-arazzo.ts';
+import { workflowTool, type WorkflowSource } from './workflow-tool.ts';
 
 export interface CompileOptions {
   /**
@@ -55,12 +57,50 @@ export async function compileEach(
     backendsByFile.set(file, compiled);
   }
 
+  // Arazzo descriptions, by the backends file that declares them (names are that file's, as backends' are).
+  const workflowsByFile = new Map<string, Map<string, WorkflowSource>>();
+  for (const [file, specs] of loaded.arazzoFiles) {
+    const known = backendsByFile.get(file);
+    const bound = await bindArazzo(specs, known?.backends ?? new Map(), known?.broken ?? new Set());
+    errors.push(...bound.errors);
+    workflowsByFile.set(file, bound.sources);
+  }
+
   const tools: CompiledTool[] = [];
+  const wrapped = new Set<string>();
   for (const sculpt of loaded.sculpts) {
     const known = (sculpt.backendsFile && backendsByFile.get(sculpt.backendsFile)) || undefined;
-    const { tool, errors: toolErrors } = compileTool(sculpt, known?.backends ?? new Map(), known?.broken);
+    const workflows = (sculpt.backendsFile && workflowsByFile.get(sculpt.backendsFile)) || new Map();
+    if (sculpt.doc.workflow) wrapped.add(`${sculpt.backendsFile}\0${sculpt.doc.workflow}`);
+    const { tool, errors: toolErrors } = compileTool(
+      sculpt,
+      known?.backends ?? new Map(),
+      known?.broken,
+      workflows,
+    );
     errors.push(...toolErrors);
     if (tool) tools.push(tool);
+  }
+  // Every workflow no sculpt wraps is a tool as written (or the ones the file lists).
+  for (const [file, sources] of workflowsByFile) {
+    for (const [name, source] of sources) {
+      const spec = loaded.arazzoFiles.get(file)!.find((a) => a.name === name)!;
+      const ids = spec.workflows ?? source.bound.arazzo.doc.workflows.map((w) => w.workflowId);
+      for (const id of ids) {
+        if (!source.bound.arazzo.doc.workflows.some((w) => w.workflowId === id)) {
+          errors.push(
+            new SculptorError('compile.arazzo', `Arazzo '${name}' has no workflow '${id}'.`, {
+              at: spec.workflowsAt,
+            }),
+          );
+          continue;
+        }
+        if (wrapped.has(`${file}\0${name}#${id}`)) continue;
+        const { tool, errors: toolErrors } = workflowTool(source, id);
+        errors.push(...toolErrors);
+        if (tool) tools.push(tool);
+      }
+    }
   }
   return { tools, errors };
 }

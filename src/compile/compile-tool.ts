@@ -2,27 +2,33 @@ import { SculptorError, type SourcePosition } from '../errors/sculptor-error.ts'
 import { parametersByKey, requiredParameters } from '../openapi/build-request.ts';
 import { findOperation } from '../openapi/find-operation.ts';
 import type { Operation } from '../openapi/load-openapi.ts';
+import { type OperationCodec, openApiCodec } from '../openapi/operation-codec.ts';
 import type { SculptDocument, SculptSpec, StepDeclaration } from '../sculpt/parse-sculpt.ts';
 import type { YamlPath } from '../sculpt/yaml-source.ts';
 import type { CompiledBackend } from './compile-backends.ts';
+import { bodyFieldProblems } from './check-body-fields.ts';
 import { ownerParamProblems } from './check-owner-params.ts';
 import { type CompiledExpression, compileExpression, literalObjectKeys } from './compile-expression.ts';
 import { parseDuration } from './parse-duration.ts';
 import { type ToolEffects, toolEffects } from './tool-effects.ts';
 import { buildSignature, type ToolSignature } from './tool-signature.ts';
+import type { ToolWorkflow } from './workflow-program.ts';
+import { wrappedWorkflowTool, type WorkflowSource } from './workflow-tool.ts';
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 export const TIMEOUT_RANGE_MS = [1_000, 29_000] as const;
 export const CACHE_TTL_RANGE_MS = [1_000, 30 * 86_400_000] as const;
 
 /** Headers a sculpt may never set through an operation parameter (RELIABILITY H7). */
-const FORBIDDEN_HEADERS =
+export const FORBIDDEN_HEADERS =
   /^(authorization|cookie|host|proxy-.*|x-forwarded-.*|forwarded|connection|content-length|transfer-encoding|te|upgrade)$/i;
 
 export interface CompiledStep {
   id: string;
   backend: CompiledBackend;
   operation: Operation;
+  /** How its request is built and its answer read: OpenAPI's rules, or the operation's own (SOAP). */
+  codec: OperationCodec;
   /** How the sculpt named the operation, for telemetry and errors. */
   operationRef: string;
   params?: CompiledExpression;
@@ -36,6 +42,8 @@ export interface CompiledStep {
   on: ReadonlyMap<string, string>;
   /** Earlier steps whose results this step reads. */
   dependsOn: string[];
+  /** Response headers the step's answer keeps (lower-cased): those an Arazzo workflow reads. */
+  keepHeaders?: string[];
 }
 
 export interface CompiledTool {
@@ -54,6 +62,8 @@ export interface CompiledTool {
   sculpt: SculptSpec;
   /** What invoking it does (read-only, destructive…), for exports; not part of the A2T signature. */
   effects: ToolEffects;
+  /** An Arazzo workflow the tool runs instead of a chain of steps (`steps` are then its operation calls). */
+  workflow?: ToolWorkflow;
 }
 
 /** Compiles one sculpt; returns the tool, or every error found in it. */
@@ -62,6 +72,8 @@ export function compileTool(
   backends: ReadonlyMap<string, CompiledBackend>,
   /** Backends whose document failed to load: already reported, so not reported again per step. */
   broken: ReadonlySet<string> = new Set(),
+  /** The folder's Arazzo descriptions, for a sculpt that wraps a workflow. */
+  workflows: ReadonlyMap<string, WorkflowSource> = new Map(),
 ): { tool?: CompiledTool; errors: SculptorError[] } {
   const { doc, source } = sculpt;
   const errors: SculptorError[] = [];
@@ -86,6 +98,14 @@ export function compileTool(
     if (timeoutMs < TIMEOUT_RANGE_MS[0] || timeoutMs > TIMEOUT_RANGE_MS[1]) {
       fail('compile.a2t_limit', 'timeout must be between 1s and 29s.', source.at(['timeout']));
     }
+  }
+
+  if (doc.workflow !== undefined) {
+    const wrapped = wrappedWorkflowTool(sculpt, workflows, expression, timeoutMs);
+    return {
+      ...(wrapped.tool && errors.length === 0 ? { tool: wrapped.tool } : {}),
+      errors: [...errors, ...wrapped.errors],
+    };
   }
 
   const steps: CompiledStep[] = [];
@@ -122,7 +142,8 @@ export function compileTool(
       );
       return;
     }
-    const { backend, operation } = resolved;
+    const { backend } = resolved;
+    const operation = withCredentialParameters(resolved.operation, backend);
     // A params expression that did not compile is reported already; its keys are unknown.
     if (decl.params === undefined || exprs.params !== undefined) {
       checkParams(operation, exprs.params, decl, (code, message) =>
@@ -134,6 +155,13 @@ export function compileTool(
     }
     if (operation.requestBody?.required && !decl.body) {
       fail('compile.missing_param', `${decl.call} requires a request body: add 'body'.`, at('call'));
+    }
+    if (operation.requestBody?.strictFields && exprs.body) {
+      for (const problem of bodyFieldProblems(operation.requestBody.schema, exprs.body.ast, decl.call)) {
+        const where =
+          problem.offset === undefined ? at('body') : source.inScalar(['steps', i, 'body'], problem.offset);
+        fail(problem.code, problem.message, where);
+      }
     }
 
     let cache: CompiledStep['cache'];
@@ -164,6 +192,7 @@ export function compileTool(
       id: decl.id,
       backend,
       operation,
+      codec: operation.codec ?? openApiCodec,
       operationRef: decl.call.slice(decl.call.search(/[# ]/) + 1),
       ...definedOnly(exprs),
       ...(cache ? { cache } : {}),
@@ -190,16 +219,7 @@ export function compileTool(
       file: sculpt.file,
       versionAt: source.at(['version']),
       signature: buildSignature(doc),
-      defaults: Object.fromEntries(
-        Object.entries(doc.inputs ?? {})
-          .filter(([, d]) => d.default !== undefined)
-          .map(([name, d]) => [name, d.default!]),
-      ),
-      optionalOutputs: new Set(
-        Object.entries(doc.outputs)
-          .filter(([, d]) => d.required === false)
-          .map(([name]) => name),
-      ),
+      ...declaredDefaults(doc),
       steps,
       output,
       timeoutMs,
@@ -213,6 +233,22 @@ export function compileTool(
       ),
     },
     errors,
+  };
+}
+
+/** What a sculpt's declarations give every tool: defaults of optional inputs, outputs that may be left out. */
+export function declaredDefaults(doc: SculptDocument): Pick<CompiledTool, 'defaults' | 'optionalOutputs'> {
+  return {
+    defaults: Object.fromEntries(
+      Object.entries(doc.inputs ?? {})
+        .filter(([, d]) => d.default !== undefined)
+        .map(([name, d]) => [name, d.default!]),
+    ),
+    optionalOutputs: new Set(
+      Object.entries(doc.outputs)
+        .filter(([, d]) => d.required === false)
+        .map(([name]) => name),
+    ),
   };
 }
 
@@ -253,6 +289,28 @@ function resolveCall(
     if (err instanceof SculptorError) return { error: err };
     throw err;
   }
+}
+
+/**
+ * The operation as a step of this backend calls it: a parameter the backend's credentials send
+ * (an API that takes its key as a required `license` query parameter) is no longer the sculpt's
+ * to supply, so neither the compiler nor the request builder asks the sculpt for it. The same
+ * object when nothing changes (the request builder's preparation is kept per operation).
+ */
+export function withCredentialParameters(
+  operation: Operation,
+  backend: Pick<CompiledBackend, 'auth' | 'passThrough'>,
+): Operation {
+  // Header names are case-insensitive; query and cookie names are not.
+  const key = (where: string, name: string) => `${where}:${where === 'header' ? name.toLowerCase() : name}`;
+  const sent = new Set([...backend.auth, ...backend.passThrough].map((a) => key(a.in, a.name)));
+  const covered = (p: Operation['parameters'][number]) =>
+    p.required && p.in !== 'path' && sent.has(key(p.in, p.name));
+  if (!operation.parameters.some(covered)) return operation;
+  return {
+    ...operation,
+    parameters: operation.parameters.map((p) => (covered(p) ? { ...p, required: false } : p)),
+  };
 }
 
 type ParamProblem = (

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { parseRedisUrl } from '../cache/redis-connection.ts';
-import { jsonataSettingsProblems } from '../compile/expression-pool.ts';
+import { jsonataSettingsProblems } from './jsonata-settings.ts';
 import { openApiLimitProblems } from '../openapi/openapi-limits.ts';
 
 /**
@@ -37,7 +37,7 @@ export interface Settings {
   /** How many invocations a caller may make at once before the rate applies. */
   rateLimitBurst: number;
   /**
-   * Invocations one caller may have in flight at once; 0 = no cap (issue #13). Half the
+   * Invocations one caller may have in flight at once; 0 = no cap. Half the
    * per-origin bulkhead (32), so one caller cannot take all of a backend's slots.
    */
   maxInflightPerCaller: number;
@@ -49,11 +49,14 @@ export interface Settings {
   /** Serve published versions whose signature changed since `sculptor.lock.json` (logged as a warning). */
   allowLockDrift: boolean;
   /**
-   * Host names the MCP endpoint's `Host` and `Origin` headers may name besides loopback ones
-   * (DNS rebinding protection); empty: `Origin` must be loopback when sent, `Host` is checked
-   * only when listening on loopback.
+   * Host names a request's `Host` and `Origin` may name besides loopback ones and the bind
+   * address, on every route (DNS rebinding protection, server/host-policy.ts).
    */
-  mcpAllowedHosts: string[];
+  allowedHosts: string[];
+  /** Long-lived streams (MCP `subscriptions/listen`) one caller may hold open at once; 0 = no cap. */
+  maxStreamsPerCaller: number;
+  /** Long-lived streams the whole gateway holds open at once. */
+  maxStreams: number;
 }
 
 export class SettingsError extends Error {
@@ -93,15 +96,22 @@ export function readSettings(env: Env = process.env, overrides: Partial<Settings
   if (!/^(\/[A-Za-z0-9._~-]+)*$/.test(prefix)) {
     problems.push(`SCULPTOR_PREFIX must be empty or like /a2t (got '${prefix}').`);
   }
-  const mcpAllowedHosts = (env.SCULPTOR_MCP_ALLOWED_HOSTS ?? '')
+  if (env.SCULPTOR_MCP_ALLOWED_HOSTS !== undefined) {
+    // The rule guards every route, not only /mcp; a deployment that set the narrower name
+    // would otherwise lose its names silently and be refused.
+    problems.push(
+      'SCULPTOR_MCP_ALLOWED_HOSTS is not read: set SCULPTOR_ALLOWED_HOSTS instead (the same host names; it applies to every route).',
+    );
+  }
+  const allowedHosts = (env.SCULPTOR_ALLOWED_HOSTS ?? '')
     .split(',')
     .map((h) => h.trim().toLowerCase())
     .filter(Boolean);
-  for (const host of mcpAllowedHosts) {
+  for (const host of allowedHosts) {
     // Host names only: the check is port-agnostic, and a scheme or path would never match.
     if (!/^(\[[0-9a-f:.]+\]|[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)$/.test(host)) {
       problems.push(
-        `SCULPTOR_MCP_ALLOWED_HOSTS must be host names separated by commas, e.g. mcp.example.com (got '${host}').`,
+        `SCULPTOR_ALLOWED_HOSTS must be host names separated by commas, e.g. mcp.example.com (got '${host}').`,
       );
     }
   }
@@ -141,10 +151,14 @@ export function readSettings(env: Env = process.env, overrides: Partial<Settings
     shedLagMs: int('SCULPTOR_SHED_LAG_MS', 500, 0, 60_000),
     rateLimitPerS: int('SCULPTOR_RATE_LIMIT_PER_S', 0, 0, 100_000),
     rateLimitBurst: int('SCULPTOR_RATE_LIMIT_BURST', 20, 1, 100_000),
-    maxInflightPerCaller: int('SCULPTOR_MAX_INFLIGHT_PER_CALLER', 16, 0, 100_000),
+    // One busy agent runtime (one address, or one token) runs tens of calls at once: the default
+    // lets 32 through with room to spare, and still bounds a runaway client.
+    maxInflightPerCaller: int('SCULPTOR_MAX_INFLIGHT_PER_CALLER', 64, 0, 100_000),
     reloadOnChange: bool('SCULPTOR_RELOAD_ON_CHANGE'),
     allowLockDrift: bool('SCULPTOR_ALLOW_LOCK_DRIFT'),
-    mcpAllowedHosts,
+    allowedHosts,
+    maxStreamsPerCaller: int('SCULPTOR_MAX_STREAMS_PER_CALLER', 8, 0, 100_000),
+    maxStreams: int('SCULPTOR_MAX_STREAMS', 1_024, 1, 100_000),
     ...overrides,
   };
   if (settings.headersTimeoutMs > settings.requestTimeoutMs) {
@@ -180,7 +194,7 @@ export interface TelemetrySettings {
   reason: string;
   /**
    * An HTTP CLIENT span per backend call (undici's instrumentation), SCULPTOR_TRACE_BACKEND_CALLS
-   * (default off, issue #18): the step (or, for a one-step tool, the execute_tool span) already
+   * (default off): the step (or, for a one-step tool, the execute_tool span) already
    * says which backend and operation, the status and the time; with it off the gateway still
    * sends the trace context to the backend itself.
    */

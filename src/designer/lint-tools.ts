@@ -1,9 +1,11 @@
 import type { AstNode, CompiledExpression } from '../compile/compile-expression.ts';
 import { literalObjectKeys, walkAst } from '../compile/compile-expression.ts';
 import type { CompiledTool } from '../compile/compile-tool.ts';
+import { parametersByKey } from '../openapi/build-request.ts';
 import { type ErrorCode, SculptorError } from '../errors/sculptor-error.ts';
 import type { YamlPath } from '../sculpt/yaml-source.ts';
 import { type Finding, warning } from './findings.ts';
+import { secretReason } from './secret-names.ts';
 
 /** OpenAI and Anthropic function names are at most 64 characters; A2T allows 254. */
 export const PROVIDER_NAME_MAX = 64;
@@ -106,8 +108,13 @@ function lintTool(tool: CompiledTool, isFirstVersion: boolean): Finding[] {
 
   // --- inputs -----------------------------------------------------------------
   const used = usedInputs(tool);
+  const secrets = new Map(secretInputs(tool).map((s) => [s.input, s]));
   for (const [inputName, d] of Object.entries(doc.inputs ?? {})) {
-    const why = programmaticReason(inputName, d.description);
+    const secret = secrets.get(inputName);
+    const why = secret ? undefined : programmaticReason(inputName, d.description);
+    if (secret) {
+      warn('lint.secret_input', secret.message, source.keyAt(['inputs', inputName]));
+    }
     if (why) {
       warn(
         'lint.programmatic_input',
@@ -157,7 +164,9 @@ function lintTool(tool: CompiledTool, isFirstVersion: boolean): Finding[] {
   }
 
   // --- effects ----------------------------------------------------------------
-  const methods = tool.steps.map((s) => s.operation.method);
+  // A SOAP call (an operation with a codec of its own) is a POST whatever it does: its method
+  // says nothing about its effects, so only the declared ones count.
+  const methods = tool.steps.filter((s) => !s.operation.codec).map((s) => s.operation.method);
   if (doc.effects?.readOnly === true && methods.some((m) => !READ_METHODS.has(m))) {
     warn(
       'lint.effects_mismatch',
@@ -173,6 +182,53 @@ function lintTool(tool: CompiledTool, isFirstVersion: boolean): Finding[] {
     );
   }
   return findings;
+}
+
+/** An input that looks like a credential, with what to do instead. */
+export interface SecretInput {
+  tool: string;
+  version: number;
+  input: string;
+  message: string;
+}
+
+/**
+ * The tool's inputs that look like credentials (secret-names.ts): an LLM would be asked for
+ * them, and they would pass through prompts, traces and logs. The fix names the backends.yaml
+ * entry to write, from the parameter the input feeds when the sculpt says which.
+ */
+export function secretInputs(tool: CompiledTool): SecretInput[] {
+  const found: SecretInput[] = [];
+  for (const [input, d] of Object.entries(tool.sculpt.doc.inputs ?? {})) {
+    const fed = parameterFedBy(tool, input);
+    // The A2T types: only a string input can carry a key.
+    const reason = secretReason(input, d.description, {
+      type: d.type === 'string' ? 'string' : d.type,
+      ...(fed ? { in: fed.in } : {}),
+    });
+    if (!reason) continue;
+    const variable = input.toUpperCase();
+    const into = fed && fed.in !== 'path' ? fed : undefined;
+    const entry = `{ in: ${into?.in ?? 'header'}, name: "${into?.name ?? '…'}", value: "\${${variable}}" }`;
+    found.push({
+      tool: tool.signature.name,
+      version: tool.signature.version,
+      input,
+      message: `Input '${input}' looks like a secret (${reason}): the LLM would be asked for it, and it would pass through prompts and logs. Remove the input and let the backend send it from the environment: in backends.yaml, under the backend's auth, add ${entry}${into ? '' : ' with the header or query parameter the API reads'}, then set ${variable} where the gateway runs.`,
+    });
+  }
+  return found;
+}
+
+/** The backend parameter an input is passed to as is (`"license": $inputs.license`), if a step says. */
+function parameterFedBy(tool: CompiledTool, input: string): { in: string; name: string } | undefined {
+  const fed = new RegExp(`"([^"]+)"\\s*:\\s*\\$inputs\\.${input}\\b`);
+  for (const step of tool.steps) {
+    const key = step.params ? fed.exec(step.params.source)?.[1] : undefined;
+    const p = key === undefined ? undefined : parametersByKey(step.operation).get(key);
+    if (p) return { in: p.in, name: p.name };
+  }
+  return undefined;
 }
 
 /** Why an input looks programmatic, or undefined. */
@@ -212,6 +268,15 @@ function expressionsOf(tool: CompiledTool): ExpressionRef[] {
     }
   });
   refs.push({ path: ['output'], expression: tool.output, self: undefined, dollarIsInputs: true });
+  // A wrapping sculpt hands its inputs to the workflow through `arguments`.
+  if (tool.workflow?.wrapped) {
+    refs.push({
+      path: ['arguments'],
+      expression: tool.workflow.arguments,
+      self: undefined,
+      dollarIsInputs: true,
+    });
+  }
   return refs;
 }
 

@@ -17,12 +17,16 @@ export interface SecurityScheme {
   /** apiKey: where and under which name. */
   in?: string;
   keyName?: string;
+  /** The scheme's description, plain. */
+  description?: string;
 }
 
 export interface OpenApiExtras {
   securitySchemes: Map<string, SecurityScheme>;
   /** Description of a parameter of an operation, by `in` and name. */
   parameterDescription(method: string, path: string, location: string, name: string): string | undefined;
+  /** The tags of an operation. */
+  operationTags(method: string, path: string): string[];
 }
 
 type Json = Record<string, unknown>;
@@ -79,16 +83,25 @@ export function openApiExtras(doc: Json): OpenApiExtras {
     if (typeof s.scheme === 'string') scheme.scheme = s.scheme.toLowerCase();
     if (typeof s.in === 'string') scheme.in = s.in;
     if (typeof s.name === 'string') scheme.keyName = s.name;
+    if (typeof s.description === 'string') scheme.description = s.description;
     securitySchemes.set(name, scheme);
   }
 
+  const operationOf = (method: string, path: string) => {
+    const paths = isRecord(doc.paths) ? doc.paths : {};
+    const item = resolve(paths[path]);
+    return isRecord(item) ? { item, operation: resolve(item[method.toLowerCase()]) } : undefined;
+  };
   return {
     securitySchemes,
+    operationTags(method, path) {
+      const tags = operationOf(method, path)?.operation;
+      return isRecord(tags) && Array.isArray(tags.tags) ? tags.tags.filter((t) => typeof t === 'string') : [];
+    },
     parameterDescription(method, path, location, name) {
-      const paths = isRecord(doc.paths) ? doc.paths : {};
-      const item = resolve(paths[path]);
-      if (!isRecord(item)) return undefined;
-      const operation = resolve(item[method.toLowerCase()]);
+      const found = operationOf(method, path);
+      if (!found) return undefined;
+      const { item, operation } = found;
       const lists = [isRecord(operation) ? operation.parameters : undefined, item.parameters];
       for (const list of lists) {
         if (!Array.isArray(list)) continue;

@@ -332,7 +332,10 @@ export function toolNameFor(operation: Operation): string {
   const id = operation.operationId;
   const name =
     nameFromWords(operation.summary, false) ??
-    (id && !spellsRoute(id, operation.method, operation.path) ? snakeCase(id) : undefined) ??
+    // A SOAP operation's name is all it has: its path is the name again, its method always POST.
+    (id && (operation.codec || !spellsRoute(id, operation.method, operation.path))
+      ? snakeCase(id)
+      : undefined) ??
     nameFromWords(operation.description, true) ??
     routeName(operation.method, operation.path, answersList(operation));
   return name.slice(0, 64).replace(/_+$/, '');

@@ -25,7 +25,7 @@ const LEFT_OUT_NAMED = 12;
 
 /** Output fields an LLM rarely needs: plumbing, links, paging, JSON-LD keywords (`@id`). */
 const PLUMBING_FIELD =
-  /(^@|^id$|_id$|[a-z]Id$|^uuid$|_uuid$|[sS]id$|^sid$|url$|Url$|URL$|uri$|Uri$|^href$|etag|^node_id$|^_|token|cursor|hash$|^sha$|^page|page_?size$|^next|^previous|^first_?page|^last_?page|^start$|^end$|^offset$|^limit$|^api_version$|^account_sid$|^subresource|^livemode$|^has_more$)/;
+  /(^@|^id$|_id$|[a-z]Id$|^uuid$|_uuid$|[sS]id$|^sid$|urls?$|Urls?$|URLs?$|uri$|Uri$|^href$|etag|^node_id$|^_|token|cursor|hash$|^sha$|^page|page_?size$|^next|^previous|^first_?page|^last_?page|^start$|^end$|^offset$|^limit$|^api_version$|^account_sid$|^subresource|^livemode$|^has_more$)/;
 /** Output fields worth showing first, in this order. */
 const PREFERRED_FIELDS = [
   'name',
@@ -112,19 +112,59 @@ interface Picked {
   schema: Json;
   /** Every answer has it, and not as null. */
   required: boolean;
+  /** A map (`{USD: 1.08, …}`) or a list of plain values (`["red", "blue"]`), kept whole. */
+  collection?: 'map' | 'list';
 }
 
-/** Scalar fields worth showing, preferred names first, plumbing left out; and every other field's name. */
-function pickFields(schema: unknown, count: number): { picked: Picked[]; leftOut: string[] } {
+/** Maps and lists of plain values one answer keeps at most: often the point of it (exchange rates by currency). */
+const COLLECTIONS = 2;
+
+/** A map of arbitrary keys to values, or a list of plain values; undefined for anything else. */
+function collectionOf(schema: Json): Picked['collection'] {
+  const t = typeOf(schema);
+  if (t === 'array') return isScalar(schema.items) ? 'list' : undefined;
+  if (t !== 'object' || Object.keys(propertiesOf(schema).properties).length > 0) return undefined;
+  return isRecord(schema.additionalProperties) ? 'map' : undefined;
+}
+
+/**
+ * Fields worth showing, preferred names first, plumbing left out; and every other field's name.
+ * Scalars, and given the operation's `subject` words, up to two maps or lists of plain values
+ * that are the point of the answer before them.
+ */
+function pickFields(
+  schema: unknown,
+  count: number,
+  options: { subject?: ReadonlySet<string> } = {},
+): { picked: Picked[]; leftOut: string[] } {
   const { properties, required } = propertiesOf(schema);
-  const candidates = Object.entries(properties).filter(
-    ([k, s]) => isUsefulScalar(s) && !PLUMBING_FIELD.test(k),
-  );
+  const usable = Object.entries(properties).filter(([k]) => !PLUMBING_FIELD.test(k));
+  // A map or list is the point of an answer when the operation names it ("Get the latest exchange
+  // rates" and its `rates`), or when the answer has no field a user would ask about by name.
+  const named = usable.some(([k, s]) => isUsefulScalar(s) && preference(k) < PREFERRED_FIELDS.length);
+  const isPoint = (prop: string) =>
+    !named ||
+    snakeCase(prop)
+      .split('_')
+      .some((w) => options.subject?.has(w) || options.subject?.has(plural(w)));
+  const collections = options.subject
+    ? usable
+        .filter(([k, s]) => collectionOf(s) !== undefined && isPoint(k))
+        .slice(0, Math.min(COLLECTIONS, count))
+        .map(([prop, s]) => ({
+          prop,
+          schema: s,
+          required: required.has(prop) && !isNullable(s),
+          collection: collectionOf(s),
+        }))
+    : [];
   // Stable sort: preferred names in their order, then the rest in document order.
-  const picked = [...candidates]
+  const scalars = usable
+    .filter(([, s]) => isUsefulScalar(s))
     .sort(([a], [b]) => preference(a) - preference(b))
-    .slice(0, count)
+    .slice(0, count - collections.length)
     .map(([prop, s]) => ({ prop, schema: s, required: required.has(prop) && !isNullable(s) }));
+  const picked: Picked[] = [...collections, ...scalars];
   const chosen = new Set(picked.map((p) => p.prop));
   return { picked, leftOut: Object.keys(properties).filter((k) => !chosen.has(k)) };
 }
@@ -203,13 +243,25 @@ export function planOutputs(operation: Operation, stepId: string, subject: Subje
   // The answer's own fields, else those of the wrapper it keeps them in (`{data: {…}}`, GeoJSON `properties`).
   let object = response.schema;
   let at = step;
-  let { picked, leftOut } = pickFields(object, OBJECT_FIELDS);
+  const words = `${operation.summary ?? ''} ${operation.operationId ?? ''}`.replace(
+    /([a-z])([A-Z])/g,
+    '$1 $2',
+  );
+  const fields = {
+    subject: new Set(
+      words
+        .toLowerCase()
+        .split(/[^a-z0-9]+/)
+        .filter(Boolean),
+    ),
+  };
+  let { picked, leftOut } = pickFields(object, OBJECT_FIELDS, fields);
   const wrapper = picked.length === 0 ? unwrap(object) : undefined;
   if (wrapper) {
     const outer = Object.keys(propertiesOf(object).properties).filter((k) => k !== wrapper.prop);
     object = wrapper.schema;
     at = `${step}.${field(wrapper.prop)}`;
-    ({ picked, leftOut } = pickFields(object, OBJECT_FIELDS));
+    ({ picked, leftOut } = pickFields(object, OBJECT_FIELDS, fields));
     picked = picked.map((p) => ({ ...p, required: p.required && wrapper.required }));
     leftOut = [...leftOut.map((k) => `${wrapper.prop}.${k}`), ...outer];
   }
@@ -237,6 +289,7 @@ export function planOutputs(operation: Operation, stepId: string, subject: Subje
   const yaml: string[] = [];
   const members: string[] = [];
   const names = new Set<string>();
+  const comments: string[] = [];
   for (const f of picked) {
     let n = snakeCase(f.prop).slice(0, 64).replace(/_+$/, '');
     for (let i = 2; names.has(n); i++) n = `${snakeCase(f.prop).slice(0, 60)}_${i}`;
@@ -245,14 +298,26 @@ export function planOutputs(operation: Operation, stepId: string, subject: Subje
     if (!f.required) yaml.push('    required: false');
     yaml.push(`    description: ${q(fieldDescription(f.prop, f.schema, one))}`);
     members.push(`${q(n)}: ${at}.${field(f.prop)}`);
+    if (f.collection) comments.push(collectionNote(n, f, at));
   }
-  const comments =
-    leftOut.length > 0
-      ? [
-          `the answer's other fields are left out: ${listNames(leftOut)}. Add the ones users ask about${nestedExample(object, leftOut, at)}.`,
-        ]
-      : [];
+  if (leftOut.length > 0) {
+    comments.push(
+      `the answer's other fields are left out: ${listNames(leftOut)}. Add the ones users ask about${nestedExample(object, leftOut, at)}.`,
+    );
+  }
   return { yaml, members, comments };
+}
+
+/** What to weigh about a map or list kept whole: its size is the backend's to choose. */
+function collectionNote(output: string, f: Picked, at: string): string {
+  if (f.collection === 'map') {
+    return `${output} is a map kept whole (one entry per key the backend has): it may be large, and every entry costs context. Keep it if it is what users ask about, or project the entries they need (e.g. "${output}": $sift(${at}.${field(f.prop)}, function($v, $k) { $k in ["…"] })).`;
+  }
+  const bound =
+    typeof f.schema.maxItems === 'number'
+      ? ` (at most ${f.schema.maxItems})`
+      : ', as long as the backend makes it';
+  return `${output} is a list kept whole${bound}: keep it if users ask about it, or cut it (e.g. ${at}.${field(f.prop)}[[0..9]]).`;
 }
 
 /**

@@ -16,6 +16,11 @@ export function typeOf(schema: unknown): string | undefined {
   const t = schema.type;
   if (typeof t === 'string') return t;
   if (Array.isArray(t)) return t.find((x) => x !== 'null') as string | undefined;
+  // allOf: the type its parts say (a WSDL's XSD wraps every use of a named type so), else an object.
+  if (Array.isArray(schema.allOf)) {
+    const found = schema.allOf.map(typeOf).find((x) => x !== undefined && x !== 'null');
+    if (found) return found;
+  }
   if (isRecord(schema.properties) || Array.isArray(schema.allOf)) return 'object';
   if (schema.items) return 'array';
   for (const key of ['oneOf', 'anyOf'] as const) {

@@ -1,12 +1,14 @@
 import { parametersByKey } from '../openapi/build-request.ts';
 import type { Operation, OperationParameter } from '../openapi/load-openapi.ts';
 import { isJsonMediaType } from '../openapi/media-type.ts';
+import { isXmlMediaType } from '../xml/xml-media-type.ts';
 import { programmaticReason } from './lint-tools.ts';
 import { PLACEHOLDER } from './review-marks.ts';
+import { secretReason } from './secret-names.ts';
 import { subjectOf, toolNameFor, whenToUse } from './scaffold-names.ts';
 import { PAGE_SIZE, planOutputs } from './scaffold-outputs.ts';
 import { isRecord, isScalar, type Json, propertiesOf, typeOf } from './scaffold-schema.ts';
-import { enumName, plainText, q, sentences, snakeCase } from './scaffold-text.ts';
+import { enumName, plainText, q, sentences, snakeCase, testStubHead } from './scaffold-text.ts';
 
 export { enumName, snakeCase } from './scaffold-text.ts';
 export { toolNameFor } from './scaffold-names.ts';
@@ -36,6 +38,21 @@ export interface ScaffoldOptions {
   /** `$schema` paths for the editor comment, relative to the output folder. */
   sculptSchema?: string;
   testSchema?: string;
+  /**
+   * Parameters the document's security schemes carry (`query:license`, `header:x-api-key`):
+   * backends.yaml sends them, so the sculpt leaves them out.
+   */
+  schemeParameters?: ReadonlySet<string>;
+}
+
+/** A parameter that is a credential: backends.yaml sends it from the environment, the LLM never sees it. */
+export interface CredentialParameter {
+  in: 'query' | 'header' | 'cookie';
+  name: string;
+  /** The document's description of it, in plain text. */
+  description: string;
+  /** Whether a security scheme already declares it (backends.yaml then has it from the scheme). */
+  fromScheme: boolean;
 }
 
 export interface Scaffold {
@@ -46,6 +63,8 @@ export interface Scaffold {
   inputs: string[];
   /** How many `# REVIEW:` marks the sculpt carries. */
   reviews: number;
+  /** Parameters that are credentials, for backends.yaml's `auth`. */
+  credentials: CredentialParameter[];
 }
 
 /** A2T string inputs default to 1024 characters; a scaffold asks for less when the document says nothing. */
@@ -79,6 +98,7 @@ interface Decision {
   input?: InputPlan;
   constant?: string;
   comment?: string;
+  credential?: CredentialParameter;
 }
 
 /** A2T-typed input for a value schema; undefined when A2T has no type for it. */
@@ -214,14 +234,58 @@ function placeholderFor(schema: Json | undefined): unknown {
 /** Decides, for each backend parameter, whether it becomes an input, a hidden constant, or is left out. */
 function decide(operation: Operation, taken: Set<string>, options: ScaffoldOptions): Decision[] {
   const decisions: Decision[] = [];
+  const descriptions = new Map<string, string>();
   for (const [key, p] of parametersByKey(operation)) {
     const schema = isRecord(p.schema) ? (p.schema as Json) : undefined;
     const described = options.describeParameter?.(p.in, p.name) ?? schema?.description;
-    decisions.push(
-      decideParameter(key, p, plainText(typeof described === 'string' ? described : undefined), taken),
-    );
+    const description = plainText(typeof described === 'string' ? described : undefined);
+    descriptions.set(key, description);
+    decisions.push(decideParameter(key, p, description, taken, options.schemeParameters));
   }
+  if (!decisions.some((d) => d.input)) guessInput(operation, decisions, descriptions, taken);
   return decisions;
+}
+
+/** Parameter descriptions that say the operation is about this value ("Conversation ID to fetch history for"). */
+const SUBJECT_DESCRIPTION =
+  /\b(to (fetch|get|retrieve|read|look ?up|search|find|show|list|return|query|describe)|for which|to search for|search (query|terms?))\b/i;
+const QUERY_NAME = /^(q|query|search|term|keywords?|search_?query)$/i;
+
+/**
+ * Some documents mark nothing required although the operation means nothing without one value
+ * (Slack's `conversations.history` and its `channel`). When a scaffold would have no input, an
+ * optional parameter that is plainly the subject (a search query, or described as what the call
+ * fetches) becomes one, with a REVIEW saying it is a guess.
+ */
+function guessInput(
+  operation: Operation,
+  decisions: Decision[],
+  descriptions: ReadonlyMap<string, string>,
+  taken: Set<string>,
+): void {
+  const parameters = parametersByKey(operation);
+  for (const [i, decision] of decisions.entries()) {
+    const p = parameters.get(decision.key);
+    if (!p || p.required || decision.constant !== undefined || decision.credential) continue;
+    if (p.in !== 'query' && p.in !== 'path') continue;
+    if (PAGE_SIZE_NAME.test(p.name) || CURSOR_NAME.test(p.name) || FORMAT_NAME.test(p.name)) continue;
+    const schema = isRecord(p.schema) ? (p.schema as Json) : undefined;
+    if (schema?.default !== undefined || typeOf(schema) === 'boolean') continue;
+    const description = descriptions.get(decision.key) ?? '';
+    if (!QUERY_NAME.test(p.name) && !SUBJECT_DESCRIPTION.test(description)) continue;
+    const name = snakeCase(p.name).slice(0, 64).replace(/_+$/, '');
+    if (taken.has(name) || secretReason(name, description, { in: p.in })) continue;
+    const plan = inputFor(name, schema, description, p.name.replace(/[_-]+/g, ' ').toLowerCase());
+    if (!plan) continue;
+    taken.add(name);
+    plan.yaml.splice(
+      1,
+      0,
+      `    # REVIEW: the document marks no parameter required, but the call means nothing without ${p.name}: it became a required input as a guess.`,
+    );
+    decisions[i] = { key: decision.key, input: plan };
+    return;
+  }
 }
 
 function decideParameter(
@@ -229,6 +293,7 @@ function decideParameter(
   p: OperationParameter,
   description: string,
   taken: Set<string>,
+  schemeParameters: ReadonlySet<string> = new Set(),
 ): Decision {
   const schema = isRecord(p.schema) ? (p.schema as Json) : undefined;
   const fallback = schema?.default;
@@ -239,6 +304,29 @@ function decideParameter(
 
   if (p.in === 'header' && OWNED_HEADER.test(p.name)) {
     return { key, comment: `${p.name} (header) is left out: the gateway and backends.yaml set it.` };
+  }
+  // A credential is the deployment's, never the LLM's: backends.yaml sends it from the environment.
+  const fromScheme = schemeParameters.has(`${p.in}:${p.name.toLowerCase()}`);
+  const secret = fromScheme
+    ? 'a security scheme of the document'
+    : secretReason(snakeCase(p.name), description, { in: p.in, type: typeOf(schema) ?? 'string' });
+  if (secret) {
+    if (p.in === 'query' || p.in === 'header' || p.in === 'cookie') {
+      return {
+        key,
+        credential: { in: p.in, name: p.name, description, fromScheme },
+        comment: why(
+          `a credential (${secret}): backends.yaml sends it from the environment, and the LLM never sees it.`,
+        ),
+      };
+    }
+    return {
+      key,
+      constant: literal(placeholderFor(schema)),
+      comment: why(
+        `a credential in the ${p.in} (${secret}); backends.yaml can send credentials only in a header, the query or a cookie. Never make it an input: set it here from your secret store at deployment, or ask the API for a header form.`,
+      ),
+    };
   }
   if (FORMAT_NAME.test(p.name)) {
     const json = values.find((v) => typeof v === 'string' && /json/i.test(v));
@@ -312,6 +400,17 @@ function decideParameter(
 
 // --- body -----------------------------------------------------------------------
 
+/** The media types a body is written in (src/openapi/encode-body.ts). */
+function canEncode(mediaType: string): boolean {
+  const type = mediaType.split(';', 1)[0]!.trim().toLowerCase();
+  return (
+    isJsonMediaType(type) ||
+    isXmlMediaType(type) ||
+    type === 'application/x-www-form-urlencoded' ||
+    type === 'multipart/form-data'
+  );
+}
+
 function decideBody(
   operation: Operation,
   taken: Set<string>,
@@ -320,9 +419,9 @@ function decideBody(
   const body = operation.requestBody;
   if (!body) return { inputs: [], comments: [] };
   const comments: string[] = [];
-  if (!isJsonMediaType(body.mediaType)) {
+  if (!canEncode(body.mediaType)) {
     comments.push(
-      `the operation takes a ${body.mediaType} body; Sculptor sends JSON bodies only, so this call fails (compile.unsupported_operation) unless the API also accepts JSON.`,
+      `the operation takes a ${body.mediaType} body; Sculptor sends JSON, XML, form and multipart bodies, so this call fails (compile.unsupported_operation) unless the API also accepts one of those.`,
     );
   }
   if (
@@ -354,6 +453,14 @@ function decideBody(
     const described =
       typeof schema.description === 'string' ? schema.description : describe?.('formData', prop);
     const description = plainText(described);
+    const secret = secretReason(name0, description, { in: 'body', type: typeOf(schema) ?? 'string' });
+    if (secret) {
+      members.push(`${q(prop)}: ${literal(placeholderFor(schema))}`);
+      comments.push(
+        `body.${prop}: a credential (${secret}), never an input; backends.yaml sends credentials only in a header, the query or a cookie, so set it from your secret store at deployment, or use the API's header form.`,
+      );
+      continue;
+    }
     if (programmaticReason(name0, description)) {
       members.push(`${q(prop)}: ${literal(placeholderFor(schema))}`);
       comments.push(`body.${prop}: an identifier the LLM cannot know; set the value.`);
@@ -439,6 +546,11 @@ export function scaffoldSculpt(operation: Operation, options: ScaffoldOptions): 
       '  ',
       'this tool deletes: exports mark it ⚠️ DESTRUCTIVE; make sure agents confirm with the user first.',
     );
+  } else if (operation.codec) {
+    review(
+      '  ',
+      'a SOAP call is a POST whatever it does: declare effects: (readOnly, idempotent…) for what this operation does, and idempotent: true on the step to cache it.',
+    );
   } else if (!['GET', 'HEAD', 'OPTIONS'].includes(operation.method)) {
     review(
       '  ',
@@ -490,33 +602,17 @@ export function scaffoldSculpt(operation: Operation, options: ScaffoldOptions): 
     testText: testStub(toolName, inputs, options.testSchema),
     inputs: inputs.map((i) => i.name),
     reviews,
+    credentials: decisions.flatMap((d) => (d.credential ? [d.credential] : [])),
   };
 }
 
 function testStub(toolName: string, inputs: InputPlan[], schema: string | undefined): string {
-  const lines: string[] = [];
-  if (schema) lines.push(`# yaml-language-server: $schema=${schema}`);
-  lines.push(
-    `# Sculpt tests for ${toolName}: run them with \`sculptor test <this file>\`. Cases run against`,
-    '# recorded backend exchanges (vcrpy cassettes, HAR files); nothing leaves loopback.',
-    `tool: ${toolName}`,
-    '# REVIEW: record real exchanges (vcrpy, or a browser HAR) and list their files or folders here.',
-    'recordings: []',
-    'cases:',
+  const lines = testStubHead(
+    toolName,
+    schema,
+    inputs.map((i) => i.name),
+    '',
   );
-  if (inputs.length > 0) {
-    lines.push(
-      `  - name: refuses a call without ${inputs.map((i) => i.name).join(', ')}`,
-      '    inputs: {}',
-      '    expect: { error: input.invalid }',
-    );
-  } else {
-    lines.push(
-      '  - name: refuses an input it does not declare',
-      '    inputs: { not_an_input: 1 }',
-      '    expect: { error: input.invalid }',
-    );
-  }
   const example = inputs.map((i) => `${i.name}: ${q('…')}`).join(', ');
   lines.push(
     '  # REVIEW: once recordings are listed, describe a typical call and what it must answer:',

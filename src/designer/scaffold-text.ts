@@ -34,9 +34,31 @@ export function plainText(text: string | undefined): string {
     .trim();
 }
 
+/** Words whose period does not end a sentence: "e.g. USD", "approx. 3". */
+const ABBREVIATION = /(^|[\s(])(e\.g|i\.e|etc|vs|approx|incl|excl|esp|cf|no|nr|mr|mrs|ms|dr|st|[a-z])\.$/i;
+
+/**
+ * A text cut into sentences: one ends at `.`, `!` or `?` followed by white space or the end, so
+ * a domain, a URL or a version (`www.interzoid.com/register`, `v1.2`) stays whole, and so does an
+ * abbreviation ("e.g. USD").
+ */
+function splitSentences(text: string): string[] {
+  const parts: string[] = [];
+  let start = 0;
+  for (const end of text.matchAll(/[.!?]+(?=\s|$)/g)) {
+    const stop = end.index + end[0].length;
+    if (end[0] === '.' && ABBREVIATION.test(text.slice(start, stop))) continue;
+    parts.push(text.slice(start, stop));
+    start = stop;
+  }
+  if (start < text.length) parts.push(text.slice(start));
+  return parts.filter((p) => p.trim() !== '');
+}
+
 /** The first sentences of a text, at most `max` characters, ending with a period. */
 export function sentences(text: string, max: number, count = 2): string {
-  const parts = plainText(text).match(/[^.!?]+[.!?]+(\s|$)|[^.!?]+$/g) ?? [];
+  const plain = plainText(text);
+  const parts = splitSentences(plain);
   let out = '';
   for (const part of parts.slice(0, count)) {
     const next = `${out}${part.trim()} `;
@@ -44,10 +66,7 @@ export function sentences(text: string, max: number, count = 2): string {
     out = next;
   }
   out = out.trim();
-  if (out === '')
-    out = plainText(text)
-      .slice(0, max - 1)
-      .trim();
+  if (out === '') out = plain.slice(0, max - 1).trim();
   if (out !== '' && !/[.!?]$/.test(out)) out = `${out.slice(0, max - 1)}.`;
   return out;
 }
@@ -60,4 +79,30 @@ export function q(text: string): string {
 /** A JSONata field reference: a name, or a back-quoted one. */
 export function field(name: string): string {
   return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? name : `\`${name.replace(/`/g, '')}\``;
+}
+
+/**
+ * The head of a scaffold's test file: its schema line, what the file is, no recordings yet (a
+ * REVIEW mark saying what to record), and the one case that needs none — a call without the
+ * required inputs, or with an undeclared one, refused. The scaffold adds its REVIEW example.
+ */
+export function testStubHead(
+  toolName: string,
+  schema: string | undefined,
+  required: readonly string[],
+  recordWhat: string,
+): string[] {
+  return [
+    ...(schema ? [`# yaml-language-server: $schema=${schema}`] : []),
+    `# Sculpt tests for ${toolName}: run them with \`sculptor test <this file>\`. Cases run against`,
+    '# recorded backend exchanges (vcrpy cassettes, HAR files); nothing leaves loopback.',
+    `tool: ${toolName}`,
+    `# REVIEW: record real exchanges ${recordWhat}(vcrpy, or a browser HAR) and list their files or folders here.`,
+    'recordings: []',
+    'cases:',
+    ...(required.length > 0
+      ? [`  - name: refuses a call without ${required.join(', ')}`, '    inputs: {}']
+      : ['  - name: refuses an input it does not declare', '    inputs: { not_an_input: 1 }']),
+    '    expect: { error: input.invalid }',
+  ];
 }

@@ -3,6 +3,7 @@ import { SculptorError } from '../errors/sculptor-error.ts';
 import type { BackendRequest } from '../http/backend-client.ts';
 import type { TokenRequest } from '../oauth/request-token.ts';
 import type { BackendAuth, OAuthClient } from '../sculpt/load-backends.ts';
+import { withUsernameToken } from '../soap/ws-security.ts';
 
 /**
  * Who an invocation is for, as the engine needs it. The face builds it from the
@@ -75,7 +76,7 @@ export function credentialsFor(backend: CompiledBackend, caller: InvocationCalle
     }
     auth = own.auth;
     id = own.credentialId;
-    // The tenant's own OAuth client fetches its tokens (issue #21).
+    // The tenant's own OAuth client fetches its tokens.
     if (oauth && own.oauthClient) oauth = { ...oauth, client: own.oauthClient };
   } else if (backend.credentialsMissing.length > 0) {
     throw new SculptorError(
@@ -85,7 +86,7 @@ export function credentialsFor(backend: CompiledBackend, caller: InvocationCalle
     );
   }
   const token = oauth ? tokenFor(backend, oauth, caller) : undefined;
-  // An exchanged token is the user's: caller-scoped cache entries are kept per user (issue #21).
+  // An exchanged token is the user's: caller-scoped cache entries are kept per user.
   if (token?.user) id = `${id}\u0000${token.user}`;
   if (backend.passThrough.length === 0) {
     return { auth, credentialId: `${caller.tenant}\u0000${id}`, ...(token ? { token: token.request } : {}) };
@@ -124,17 +125,28 @@ export function missingCredentialsHint(
   return `set ${vars.join(', ')} in the gateway's environment: backend '${backend.name}' reads ${vars.length === 1 ? 'it' : 'them'} for its credentials (\`sculptor test\` sends placeholders instead)`;
 }
 
-/** The backends of these tools whose credential variables are unset, each once (warned about at start). */
-export function backendsMissingCredentials(
+/**
+ * Every unset credential variable of these tools' backends, once per backend and variable (warned
+ * about at start): two folders that each declare a backend `stripe` reading different variables
+ * are two backends, and each variable is named.
+ */
+export function unsetCredentialVariables(
   tools: ReadonlyArray<{ steps: ReadonlyArray<{ backend: CompiledBackend }> }>,
-): CompiledBackend[] {
-  const byName = new Map<string, CompiledBackend>();
+): Array<{ backend: CompiledBackend; variable: string }> {
+  const found = new Map<string, { backend: CompiledBackend; variable: string }>();
   for (const tool of tools) {
     for (const { backend } of tool.steps) {
-      if (backend.credentialsMissing.length > 0) byName.set(backend.name, backend);
+      for (const variable of backend.credentialsMissing) {
+        found.set(`${backend.file}\0${backend.name}\0${variable}`, { backend, variable });
+      }
     }
   }
-  return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
+  return [...found.values()].sort(
+    (a, b) =>
+      a.backend.name.localeCompare(b.backend.name) ||
+      a.backend.file.localeCompare(b.backend.file) ||
+      a.variable.localeCompare(b.variable),
+  );
 }
 
 /**
@@ -195,11 +207,14 @@ export function withCredentials(request: BackendRequest, auth: readonly BackendA
   const headers = { ...request.headers };
   const url = new URL(request.url);
   const cookies: string[] = [];
+  let body = request.body;
   for (const a of auth) {
     if (a.in === 'header') headers[a.name] = a.value;
     else if (a.in === 'query') url.searchParams.set(a.name, a.value);
-    else cookies.push(`${a.name}=${encodeURIComponent(a.value)}`);
+    else if (a.in === 'cookie') cookies.push(`${a.name}=${encodeURIComponent(a.value)}`);
+    // A WS-Security token lives in the SOAP envelope's header; a digest is made afresh for each send.
+    else body = withUsernameToken(body, { username: a.name, password: a.value, digest: a.digest === true });
   }
   if (cookies.length > 0) headers.cookie = [headers.cookie, ...cookies].filter(Boolean).join('; ');
-  return { ...request, url: url.toString(), headers };
+  return { ...request, url: url.toString(), headers, ...(body !== undefined ? { body } : {}) };
 }

@@ -1,10 +1,10 @@
 import type { CompiledBackend } from '../compile/compile-backends.ts';
 import { SculptorError } from '../errors/sculptor-error.ts';
-import { backendSecrets } from '../telemetry/redactor.ts';
+import { backendSecrets } from '../sculpt/backend-secrets.ts';
 import type { OutputValue } from './check-output.ts';
 
 /**
- * Credentials a backend echoes back must not reach the caller (issue #13 F6): a debug
+ * Credentials a backend echoes back must not reach the caller: a debug
  * endpoint that reflects request headers, an error object quoting the API key, a
  * "whoami" answer carrying the token. Each invocation collects the secret values its
  * steps hold or send — the backend's configured credentials and sensitive headers,

@@ -1,11 +1,11 @@
 import type { StepCache } from '../cache/step-cache.ts';
-import { isLimitError } from '../compile/evaluation-budget.ts';
+import { isLimitError } from '../compile/jsonata/evaluation-budget.ts';
+import { processJsonataSettings, type SuspensionSettings } from '../config/jsonata-settings.ts';
 import { BAIL } from '../compile/compile-expression.ts';
-import type { CompiledStep, CompiledTool } from '../compile/compile-tool.ts';
+import type { CompiledTool } from '../compile/compile-tool.ts';
 import { SculptorError, toSculptorError } from '../errors/sculptor-error.ts';
 import type { CallBudget } from '../http/resilient-sender.ts';
 import { createTokenSource, type TokenSource } from '../oauth/token-source.ts';
-import { backendUrlTemplate, type StepDescription, traceStep } from '../telemetry/tracing.ts';
 import { DEFAULT_CALLER, type InvocationCaller } from './attach-credentials.ts';
 import { checkOutput, type OutputValue } from './check-output.ts';
 import { refuseEchoedSecrets } from './echoed-secrets.ts';
@@ -16,6 +16,10 @@ import {
   type StepDebugHook,
   type StepReport,
 } from './run-step.ts';
+import { runToolWorkflow } from './run-tool-workflow.ts';
+import { describeStep, NO_TRACING, type StepTracer } from './step-tracer.ts';
+import { createToolSuspensions, type Suspension } from './tool-suspension.ts';
+import type { TrackStep } from './run-workflow.ts';
 import { type ToolArguments, validateArguments } from './validate-arguments.ts';
 
 export interface EngineOptions {
@@ -28,6 +32,8 @@ export interface EngineOptions {
   allowPrivateEgress?: boolean;
   /** Off by default: per-step requests and answers for a designer (`sculptor invoke --debug`). */
   debug?: StepDebugHook;
+  /** Step spans and trace propagation; none by default (the core builder installs telemetry's). */
+  tracer?: StepTracer;
   /** Backend calls per invocation, retries included (RELIABILITY C9). Default MAX_BACKEND_CALLS. */
   maxBackendCalls?: number;
   /** OAuth tokens for backends; default: kept in this process only. */
@@ -37,6 +43,8 @@ export interface EngineOptions {
    * `gateway.draining` (503, retryable), not as a reset connection. One listener for all of them.
    */
   drain?: AbortSignal;
+  /** When a tool's budget breaches suspend it (`tool-suspension.ts`); default: the process's settings. */
+  suspension?: SuspensionSettings;
 }
 
 /** The default work budget: 8 steps may each retry, but 20 calls in all (RELIABILITY C9). */
@@ -54,6 +62,8 @@ export interface InvocationReport {
   outcome: 'ok' | string;
   durationMs: number;
   steps: StepReport[];
+  /** Set on the invocation whose breach suspended its tool (logged and counted by telemetry). */
+  suspended?: Suspension;
 }
 
 export interface InvokeOptions {
@@ -90,6 +100,8 @@ export interface Engine {
 export function createEngine(options: EngineOptions): Engine {
   const tokens = options.tokens ?? createTokenSource({ secret: options.cacheSecret });
   const { drain } = options;
+  const tracer = options.tracer ?? NO_TRACING;
+  const suspensions = createToolSuspensions(options.suspension ?? processJsonataSettings().suspension);
   // What stops each invocation in flight when the drain comes: a set, so the drain signal keeps
   // one listener however many invocations run (an EventTarget's removal is a linear search).
   const stopOnDrain = new Set<() => void>();
@@ -100,13 +112,14 @@ export function createEngine(options: EngineOptions): Engine {
     async invoke(tool, args, { signal, onReport, onProgress, caller = DEFAULT_CALLER } = {}) {
       const started = performance.now();
       const reports: StepReport[] = [];
-      const finish = (outcome: string) =>
+      const finish = (outcome: string, suspended?: Suspension) =>
         onReport?.({
           tool: tool.signature.name,
           version: tool.signature.version,
           outcome,
           durationMs: performance.now() - started,
           steps: reports,
+          ...(suspended ? { suspended } : {}),
         });
       // One controller per invocation, aborted by the deadline (reason: a
       // TimeoutError), by the caller going away, or by a failed step. Cheaper
@@ -122,11 +135,12 @@ export function createEngine(options: EngineOptions): Engine {
       };
       // Whatever it ends, the invocation answers gateway.draining (the catch below).
       const drained = () => abort.abort(drain!.reason);
-      // Whoever ended the invocation says why: the deadline, or the caller (issue #13: a caller
-      // hanging up was counted as upstream.timeout), whose signal may carry its own error.
+      // Whoever ended the invocation says why: the deadline, or the caller (a caller
+      // hanging up is not the backend's timeout), whose signal may carry its own error.
       const stopped = (err: unknown): unknown =>
         deadlineHit ? deadlineError(tool) : callerLeft ? cancelledError(signal?.reason) : err;
       try {
+        suspensions.check(tool);
         const inputs = validateArguments(tool, typeof args === 'function' ? args() : args);
         timer = setTimeout(() => {
           deadlineHit = true;
@@ -150,61 +164,29 @@ export function createEngine(options: EngineOptions): Engine {
           allowPrivate: options.allowPrivateEgress ?? false,
           ...(options.debug ? { debug: options.debug } : {}),
           secrets: new Map(),
+          tracer,
         };
         // An in-process evaluation stopped at the deadline ends before the timer can fire.
         const pastDeadline = () => (deadlineHit ||= Date.now() >= ctx.deadlineAt);
-        const running = new Map<string, Promise<unknown>>();
-        let done = 0;
-        onProgress?.(0, tool.steps.length);
-        for (const step of tool.steps) {
-          const report: StepReport = {
-            id: step.id,
-            backend: step.backend.name,
-            operation: step.operationRef,
-            outcome: 'not_run',
-            cache: 'off',
-            durationMs: 0,
-          };
-          reports.push(report);
-          const start = () =>
-            // A tool of one step: its step is folded into the execute_tool span (issue #18).
-            traceStep(
-              describeStep(step),
-              report,
-              async () => {
-                const t0 = performance.now();
-                try {
-                  ctx.steps[step.id] = await runStep(step, ctx, report);
-                  onProgress?.(++done, tool.steps.length);
-                } catch (err) {
-                  const error = toSculptorError(err);
-                  report.errorCode = error.code;
-                  if (error.hint !== undefined) report.errorHint = error.hint;
-                  if (report.outcome === 'not_run') report.outcome = 'error';
-                  throw err;
-                } finally {
-                  report.durationMs = performance.now() - t0;
-                }
-              },
-              tool.steps.length === 1,
-            );
-          // A step that reads no other starts at once, not a turn later behind an empty Promise.all.
-          const run =
-            step.dependsOn.length === 0
-              ? start()
-              : Promise.all(step.dependsOn.map((id) => running.get(id))).then(start);
-          // A failed step ends the invocation: stop the others' backend calls.
-          run.catch(() => abort.abort());
-          running.set(step.id, run);
-        }
+        let outputBindings: Record<string, unknown>;
         try {
-          await Promise.all(running.values());
+          if (tool.workflow) {
+            const track: TrackStep = (id, step, label, run) => {
+              const report: StepReport = { id, ...label, outcome: 'not_run', cache: 'off', durationMs: 0 };
+              reports.push(report);
+              const body = () => inReport(report, () => run(report));
+              return step ? tracer.traceStep(describeStep(step), report, body) : body();
+            };
+            const outputs = await runToolWorkflow(tool, inputs, ctx, track, onProgress);
+            outputBindings = { inputs, steps: ctx.steps, outputs };
+          } else {
+            await runChain(tool, ctx, reports, abort, onProgress);
+            outputBindings = { inputs, steps: ctx.steps };
+          }
         } catch (err) {
-          await Promise.allSettled(running.values());
           pastDeadline();
           throw stopped(err);
         }
-        const outputBindings = { inputs, steps: ctx.steps };
         let projected = tool.output.evaluateSync(inputs, outputBindings);
         try {
           if (projected === BAIL)
@@ -236,7 +218,7 @@ export function createEngine(options: EngineOptions): Engine {
         const error = drain?.aborted
           ? new SculptorError('gateway.draining', 'The gateway is shutting down; retry.', { cause: err })
           : toSculptorError(err);
-        finish(error.code);
+        finish(error.code, suspensions.record(tool, error));
         throw error;
       } finally {
         clearTimeout(timer);
@@ -247,31 +229,78 @@ export function createEngine(options: EngineOptions): Engine {
   };
 }
 
+/**
+ * The chain: each step starts as soon as the steps it reads are done, so independent steps run
+ * concurrently; results are written per step id, so the outcome does not depend on timing.
+ */
+async function runChain(
+  tool: CompiledTool,
+  ctx: StepContext,
+  reports: StepReport[],
+  abort: AbortController,
+  onProgress: InvokeOptions['onProgress'],
+): Promise<void> {
+  const running = new Map<string, Promise<unknown>>();
+  let done = 0;
+  onProgress?.(0, tool.steps.length);
+  for (const step of tool.steps) {
+    const report: StepReport = {
+      id: step.id,
+      backend: step.backend.name,
+      operation: step.operationRef,
+      outcome: 'not_run',
+      cache: 'off',
+      durationMs: 0,
+    };
+    reports.push(report);
+    const start = () =>
+      // A tool of one step: its step is folded into the execute_tool span.
+      ctx.tracer.traceStep(
+        describeStep(step),
+        report,
+        () =>
+          inReport(report, async () => {
+            ctx.steps[step.id] = await runStep(step, ctx, report);
+            onProgress?.(++done, tool.steps.length);
+          }),
+        tool.steps.length === 1,
+      );
+    // A step that reads no other starts at once, not a turn later behind an empty Promise.all.
+    const run =
+      step.dependsOn.length === 0
+        ? start()
+        : Promise.all(step.dependsOn.map((id) => running.get(id))).then(start);
+    // A failed step ends the invocation: stop the others' backend calls.
+    run.catch(() => abort.abort());
+    running.set(step.id, run);
+  }
+  try {
+    await Promise.all(running.values());
+  } catch (err) {
+    await Promise.allSettled(running.values());
+    throw err;
+  }
+}
+
+/** Runs one step execution inside its report: its duration, and the error's code and hint when it fails. */
+async function inReport<T>(report: StepReport, run: () => Promise<T>): Promise<T> {
+  const t0 = performance.now();
+  try {
+    return await run();
+  } catch (err) {
+    const error = toSculptorError(err);
+    report.errorCode = error.code;
+    if (error.hint !== undefined) report.errorHint = error.hint;
+    if (report.outcome === 'not_run') report.outcome = 'error';
+    throw err;
+  } finally {
+    report.durationMs = performance.now() - t0;
+  }
+}
+
 function callBudget(max: number): CallBudget {
   let left = max;
   return { tryTake: () => left-- > 0 };
-}
-
-const described = new WeakMap<CompiledStep, StepDescription>();
-
-/** What a step's span may say about it: names and templates, no values (computed once per step). */
-function describeStep(step: CompiledStep): StepDescription {
-  let description = described.get(step);
-  if (!description) {
-    description = describeOnce(step);
-    described.set(step, description);
-  }
-  return description;
-}
-
-function describeOnce(step: CompiledStep): StepDescription {
-  return {
-    id: step.id,
-    backend: step.backend.name,
-    operation: step.operationRef,
-    ...(step.operation.operationId ? { operationId: step.operation.operationId } : {}),
-    urlTemplate: backendUrlTemplate(step.backend.baseUrl, step.operation.path),
-  };
 }
 
 function cancelledError(reason: unknown): SculptorError {

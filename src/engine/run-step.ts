@@ -1,6 +1,6 @@
 import { cacheKey } from '../cache/cache-key.ts';
 import type { StepCache } from '../cache/step-cache.ts';
-import { isLimitError } from '../compile/evaluation-budget.ts';
+import { isLimitError } from '../compile/jsonata/evaluation-budget.ts';
 import {
   type AstNode,
   BAIL,
@@ -13,8 +13,7 @@ import { SculptorError } from '../errors/sculptor-error.ts';
 import type { BackendRequest, BackendResponse } from '../http/backend-client.ts';
 import type { CallBudget, ResilientSendOptions } from '../http/resilient-sender.ts';
 import type { TokenSource } from '../oauth/token-source.ts';
-import { buildRequest } from '../openapi/build-request.ts';
-import { withTraceContext } from '../telemetry/tracing.ts';
+import type { AnswerFault } from '../openapi/operation-codec.ts';
 import {
   credentialsFor,
   type InvocationCaller,
@@ -22,6 +21,7 @@ import {
   withCredentials,
 } from './attach-credentials.ts';
 import { type EchoWatch, watchSecrets } from './echoed-secrets.ts';
+import type { StepTracer } from './step-tracer.ts';
 import type { ToolInputs } from './validate-arguments.ts';
 
 /** What the engine needs from an HTTP client (the real one is src/http). */
@@ -48,8 +48,10 @@ export interface StepContext {
   allowPrivate: boolean;
   /** Off by default: sees each step's request and the backend's answer (`sculptor invoke --debug`). */
   debug?: StepDebugHook;
-  /** The secrets this invocation's steps hold or send, searched for in its output (issue #13 F6). */
+  /** The secrets this invocation's steps hold or send, searched for in its output. */
   secrets: EchoWatch;
+  /** Step spans and trace propagation (NO_TRACING when the host installs none). */
+  tracer: StepTracer;
 }
 
 /**
@@ -59,8 +61,12 @@ export interface StepContext {
  */
 export interface StepDebugHook {
   request?(stepId: string, request: BackendRequest): void;
+  /** A workflow tool's run: the workflow's outputs, which its output projection reads as `$outputs`. */
+  workflowOutputs?(outputs: Record<string, unknown>): void;
   /** `sent`: the secret values the invocation holds so far, so a debug view can redact them. */
   response?(stepId: string, response: BackendResponse, sent: Iterable<string>): void;
+  /** The answer's body as the step reads it, before `result` (an XML answer parsed; not called on a cache hit). */
+  decoded?(stepId: string, value: unknown): void;
   /** The step's value after its `result` projection, cache hit or not (the Studio's trace). */
   result?(stepId: string, value: unknown): void;
 }
@@ -88,11 +94,15 @@ export interface StepReport {
 export const NEGATIVE_TTL_MS = 30_000;
 
 /** What a cached step keeps: the backend's answer, before any projection. */
-interface StoredAnswer {
+export interface StoredAnswer {
   status: number;
   body: unknown;
+  /** A failure the answer reports itself (a SOAP fault); never cached. */
+  fault?: AnswerFault;
   /** A 429/503's Retry-After, in seconds, passed on to the caller (never cached: not a 2xx). */
   retryAfter?: number;
+  /** The response headers the step reads (`keepHeaders`), lower-cased; no others are kept. */
+  headers?: Record<string, string>;
 }
 
 /** The longest Retry-After passed on: a backend cannot park an agent for longer than this. */
@@ -110,7 +120,48 @@ export async function runStep(step: CompiledStep, ctx: StepContext, report: Step
     throw new SculptorError('projection.failed', `Step '${step.id}': params must yield an object.`);
   }
   const body = await evaluate(step, 'body', step.body, ctx.inputs, bindings, ctx);
-  const request = buildBackendRequest(step, (params ?? {}) as Record<string, unknown>, body, ctx.inputs);
+  const { answer } = await callBackend(
+    step,
+    ctx,
+    report,
+    params as Record<string, unknown> | undefined,
+    body,
+    (value) => projectsEmpty(step, value, bindings, ctx),
+  );
+
+  const failure = outcomeError(step, answer, ctx.inputs, ctx.secrets);
+  if (failure) {
+    report.outcome = failure.code === 'tool.error' ? 'tool_error' : 'error';
+    throw failure;
+  }
+  const result = step.result
+    ? await evaluate(step, 'result', step.result, answer.body, bindings, ctx)
+    : answer.body;
+  const empty = step.on.get('empty');
+  if (empty !== undefined && isEmpty(result)) {
+    report.outcome = 'tool_error';
+    throw new SculptorError('tool.error', renderMessage(empty, ctx.inputs));
+  }
+  report.outcome = 'ok';
+  ctx.debug?.result?.(step.id, result);
+  return result;
+}
+
+/**
+ * One backend exchange of a step: the request built from its parameter values and body, the
+ * credentials attached, the cache consulted (only definitive, successful answers kept), the
+ * call budget charged. A chain step and an Arazzo workflow step both call a backend through here.
+ * `isNegative`: whether a cacheable answer is one the step calls empty (kept briefly).
+ */
+export async function callBackend(
+  step: CompiledStep,
+  ctx: StepContext,
+  report: StepReport,
+  params: Record<string, unknown> | undefined,
+  body: unknown,
+  isNegative: (body: unknown) => Promise<boolean> | boolean = () => false,
+): Promise<{ request: BackendRequest; answer: StoredAnswer }> {
+  const request = buildBackendRequest(step, params ?? {}, body, ctx.inputs);
   ctx.debug?.request?.(step.id, request);
   // Before the cache: a caller without the credentials gets no cached answer either.
   const credentials = credentialsFor(step.backend, ctx.caller);
@@ -124,7 +175,7 @@ export async function runStep(step: CompiledStep, ctx: StepContext, report: Step
       );
     }
     const sent = withCredentials(request, auth);
-    const headers = withTraceContext(sent.headers);
+    const headers = ctx.tracer.withTraceContext(sent.headers);
     return ctx.sender.send(headers === sent.headers ? sent : { ...sent, headers }, {
       signal: ctx.signal,
       deadlineAt: ctx.deadlineAt,
@@ -164,10 +215,15 @@ export async function runStep(step: CompiledStep, ctx: StepContext, report: Step
     ctx.debug?.response?.(step.id, response, ctx.secrets.keys());
     report.status = response.status;
     const retryAfter = retryAfterOf(response);
+    const headers = keptHeaders(step, response);
+    const decoded = decodeAnswer(step, response);
+    ctx.debug?.decoded?.(step.id, decoded.body);
     return {
       status: response.status,
-      body: answerBody(step, response),
+      body: decoded.body,
+      ...(decoded.fault ? { fault: decoded.fault } : {}),
       ...(retryAfter !== undefined ? { retryAfter } : {}),
+      ...(headers ? { headers } : {}),
     };
   };
 
@@ -187,12 +243,15 @@ export async function runStep(step: CompiledStep, ctx: StepContext, report: Step
     );
     const cached = await ctx.cache.getOrLoad(key, stepCache.ttlMs, async () => {
       const value = await send();
-      // Only definitive, successful answers are kept (RELIABILITY E3).
-      const cacheable = value.status >= 200 && value.status < 300 && value.body !== undefined;
-      if (cacheable && (await projectsEmpty(step, value.body, bindings, ctx))) {
-        return { value, cacheable, ttlMs: Math.min(NEGATIVE_TTL_MS, stepCache.ttlMs) };
+      // Only definitive, successful answers are kept (RELIABILITY E3) — a SOAP fault is not one;
+      // never one that echoed a credential this invocation holds or sent, even one its projection
+      // drops: the store outlives the call and is read by whoever reaches Redis.
+      const cacheable = value.status >= 200 && value.status < 300 && value.body !== undefined && !value.fault;
+      const secrets = ctx.secrets.keys();
+      if (cacheable && (await isNegative(value.body))) {
+        return { value, cacheable, secrets, ttlMs: Math.min(NEGATIVE_TTL_MS, stepCache.ttlMs) };
       }
-      return { value, cacheable };
+      return { value, cacheable, secrets };
     });
     answer = cached.value;
     report.cache = cached.outcome;
@@ -202,22 +261,7 @@ export async function runStep(step: CompiledStep, ctx: StepContext, report: Step
     answer = await send();
   }
 
-  const failure = outcomeError(step, answer, ctx.inputs);
-  if (failure) {
-    report.outcome = failure.code === 'tool.error' ? 'tool_error' : 'error';
-    throw failure;
-  }
-  const result = step.result
-    ? await evaluate(step, 'result', step.result, answer.body, bindings, ctx)
-    : answer.body;
-  const empty = step.on.get('empty');
-  if (empty !== undefined && isEmpty(result)) {
-    report.outcome = 'tool_error';
-    throw new SculptorError('tool.error', renderMessage(empty, ctx.inputs));
-  }
-  report.outcome = 'ok';
-  ctx.debug?.result?.(step.id, result);
-  return result;
+  return { request, answer };
 }
 
 function buildBackendRequest(
@@ -227,8 +271,8 @@ function buildBackendRequest(
   inputs: ToolInputs,
 ): BackendRequest {
   try {
-    const built = buildRequest(step.operation, step.backend.baseUrl, params, body);
-    // Both sides are lower-cased already (buildRequest, loadBackends); the backend file's
+    const built = step.codec.request(step.operation, step.backend.baseUrl, params, body);
+    // Both sides are lower-cased already (the codec, loadBackends); the backend file's
     // static headers are explicit deployment configuration and win over derived ones (accept).
     // The request is this call's own, just built: its headers are extended in place.
     Object.assign(built.headers, step.backend.headers);
@@ -239,14 +283,14 @@ function buildBackendRequest(
     if (err instanceof SculptorError && err.code.startsWith('compile.')) {
       throw new SculptorError('projection.failed', `Step '${step.id}': ${err.message}`, { cause: err });
     }
-    throw err instanceof SculptorError ? blameValues(err, step, params, inputs) : err;
+    throw err instanceof SculptorError ? blameValues(err, step, params, body, inputs) : err;
   }
 }
 
 /**
  * A bad parameter value is the caller's (`input.invalid`) only when the caller sent it; one
  * built from an earlier step's answer (an id with a `/`) is the backend's, an upstream error
- * the caller cannot fix by changing its inputs (issue #13). Who sent it is read from the
+ * the caller cannot fix by changing its inputs. Who sent it is read from the
  * params expression where it tells: a parameter whose expression reads `$steps` and not
  * `$inputs` came from a backend, one that reads `$inputs` and not `$steps` from the caller.
  * When it reads both (`$exists($inputs.x) ? $inputs.x : $steps.a.x`), neither (through a
@@ -257,16 +301,25 @@ function blameValues(
   err: SculptorError,
   step: CompiledStep,
   params: Record<string, unknown>,
+  body: unknown,
   inputs: ToolInputs,
 ): SculptorError {
   if (err.code !== 'input.invalid' || step.dependsOn.length === 0 || !err.problems) return err;
-  const pairs = step.params ? literalObjectPairs(step.params.ast) : undefined;
+  const paramPairs = step.params ? literalObjectPairs(step.params.ast) : undefined;
+  const bodyPairs = step.body ? literalObjectPairs(step.body.ast) : undefined;
+  const fields = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   const sent = new Set(Object.values(inputs).flatMap(leaves));
   const fromAnswer = err.problems.filter((p) => {
-    const reads = pairs?.has(p.parameter) ? variablesRead(pairs.get(p.parameter)!) : undefined;
+    // A body field's problem (an XML or SOAP body) names its path: `body.x.y`, or `x.y` for a SOAP message.
+    const inParams = Object.hasOwn(params, p.parameter) || paramPairs?.has(p.parameter);
+    const field = p.parameter.replace(/^body\.?/, '').split('.')[0]!;
+    const pairs = inParams ? paramPairs : bodyPairs;
+    const key = inParams ? p.parameter : field;
+    const reads = pairs?.has(key) ? variablesRead(pairs.get(key)!) : undefined;
     if (reads?.has('steps') && !reads.has('inputs')) return true;
     if (reads?.has('inputs') && !reads.has('steps')) return false;
-    return !leaves(params[p.parameter]).every((v) => sent.has(v));
+    const value = inParams ? params[p.parameter] : field === '' ? body : fields[field];
+    return !leaves(value).every((v) => sent.has(v));
   });
   if (fromAnswer.length === 0) return err;
   const list = fromAnswer.map((p) => `${p.parameter} ${p.reason}`).join('; ');
@@ -294,7 +347,7 @@ function leaves(value: unknown): unknown[] {
 }
 
 /** Retry-After of a 429 or 503, as delay-seconds or an HTTP date, within 1 s to MAX_RETRY_AFTER_S. */
-function retryAfterOf(response: BackendResponse): number | undefined {
+export function retryAfterOf(response: BackendResponse): number | undefined {
   if (response.status !== 429 && response.status !== 503) return undefined;
   const text = response.headers['retry-after']?.trim();
   if (!text) return undefined;
@@ -303,30 +356,68 @@ function retryAfterOf(response: BackendResponse): number | undefined {
   return Math.min(MAX_RETRY_AFTER_S, Math.max(1, Math.ceil(seconds)));
 }
 
-/** A JSON body, or nothing; a successful answer in another format is unusable. */
-function answerBody(step: CompiledStep, response: BackendResponse): unknown {
-  const ok = response.status >= 200 && response.status < 300;
-  if (ok && typeof response.body === 'string') {
-    throw new SculptorError(
-      'upstream.invalid_response',
-      `Backend '${step.backend.name}' answered ${response.contentType || 'without a content type'}, not JSON.`,
-    );
+function keptHeaders(step: CompiledStep, response: BackendResponse): Record<string, string> | undefined {
+  if (!step.keepHeaders || step.keepHeaders.length === 0) return undefined;
+  const kept: Record<string, string> = {};
+  for (const name of step.keepHeaders) {
+    const value = response.headers[name];
+    if (value !== undefined) kept[name] = value;
   }
-  return typeof response.body === 'string' ? undefined : response.body;
+  return kept;
 }
 
-/** Maps a non-2xx answer to the error the caller sees; declared outcomes first. */
-function outcomeError(
+/** The answer as the step's codec reads it (JSON as is, XML by its schema, a SOAP envelope unwrapped). */
+function decodeAnswer(
+  step: CompiledStep,
+  response: BackendResponse,
+): ReturnType<CompiledStep['codec']['answer']> {
+  try {
+    return step.codec.answer(step.operation, response);
+  } catch (err) {
+    if (err instanceof SculptorError && err.code === 'upstream.invalid_response') {
+      throw new SculptorError('upstream.invalid_response', `Backend '${step.backend.name}': ${err.message}`, {
+        cause: err,
+        ...(err.hint ? { hint: err.hint } : {}),
+      });
+    }
+    throw err;
+  }
+}
+
+/**
+ * Maps a fault or a non-2xx answer to the error the caller sees; declared outcomes first. A
+ * fault of the caller's request (SOAP Client/Sender) is the caller's to fix, `input.invalid`;
+ * any other is the backend's. The backend's own words go to the hint (the designer's debug
+ * view), with every secret the invocation holds masked, never to the caller.
+ */
+export function outcomeError(
   step: CompiledStep,
   answer: StoredAnswer,
   inputs: ToolInputs,
+  secrets: EchoWatch = new Map(),
 ): SculptorError | undefined {
-  const { status } = answer;
+  const { status, fault } = answer;
+  if (fault) {
+    const declared = step.on.get('fault');
+    if (declared !== undefined) return new SculptorError('tool.error', renderMessage(declared, inputs));
+    const hint = `${fault.code}: ${masked(fault.reason, secrets)}`;
+    return fault.party === 'caller'
+      ? new SculptorError(
+          'input.invalid',
+          `Backend '${step.backend.name}' refused the request built from the call's values as invalid (step '${step.id}'); check the values and try again.`,
+          { hint },
+        )
+      : new SculptorError(
+          'upstream.error',
+          `Backend '${step.backend.name}' failed to answer step '${step.id}' (a SOAP fault).`,
+          { hint },
+        );
+  }
   if (status >= 200 && status < 300) return undefined;
   const declared = step.on.get(String(status)) ?? step.on.get(`${Math.floor(status / 100)}xx`);
   if (declared !== undefined) return new SculptorError('tool.error', renderMessage(declared, inputs));
   const who = `Backend '${step.backend.name}'`;
-  // The backend's Retry-After reaches the caller as its own (issue #13).
+  // The backend's Retry-After reaches the caller as its own.
   const later = answer.retryAfter !== undefined ? { retryAfter: answer.retryAfter } : {};
   if (status === 429)
     return new SculptorError('upstream.rate_limited', `${who} is rate limiting; try again later.`, later);
@@ -334,6 +425,13 @@ function outcomeError(
     return new SculptorError('upstream.unavailable', `${who} is unavailable (HTTP 503).`, later);
   if (status === 504) return new SculptorError('upstream.timeout', `${who} timed out (HTTP 504).`);
   return new SculptorError('upstream.error', `${who} answered HTTP ${status} to step '${step.id}'.`);
+}
+
+/** A backend's text with the secrets the invocation holds replaced, for a debug view. */
+function masked(text: string, secrets: EchoWatch): string {
+  let out = text;
+  for (const form of secrets.keys()) if (out.includes(form)) out = out.split(form).join('[REDACTED]');
+  return out;
 }
 
 /** What bounds an evaluation: the invocation's signal and deadline. */
@@ -362,7 +460,7 @@ async function evaluateSlowly(
   { signal, deadlineAt }: Evaluation,
 ): Promise<unknown> {
   try {
-    // The signal lets worker isolation (RELIABILITY G6) kill the evaluation at the deadline;
+    // The signal lets an isolated evaluator (RELIABILITY G6) be killed at the deadline;
     // in process, the evaluation's own end time is the deadline at the latest.
     return await expression.evaluate(input, bindings, { signal, deadlineAt });
   } catch (err) {

@@ -26,6 +26,7 @@ export const CODES = {
   'load.literal_secret': { status: 500, retryable: false, title: 'Secret written literally in a file' },
   'load.insecure_url': { status: 500, retryable: false, title: 'Backend reached over plain HTTP' },
   'load.openapi': { status: 500, retryable: false, title: 'OpenAPI document cannot be loaded' },
+  'load.wsdl': { status: 500, retryable: false, title: 'WSDL description cannot be loaded' },
   'load.unknown_backend': { status: 500, retryable: false, title: 'Unknown backend' },
   'load.tenancy': {
     status: 500,
@@ -48,6 +49,11 @@ export const CODES = {
     retryable: false,
     title: 'Parameter not declared by the operation',
   },
+  'compile.invalid_value': {
+    status: 500,
+    retryable: false,
+    title: 'Constant does not fit its field',
+  },
   'compile.forbidden_param': { status: 500, retryable: false, title: 'Parameter may not be set by a sculpt' },
   'compile.input_type': { status: 500, retryable: false, title: 'Input type outside A2T' },
   'compile.output_type': { status: 500, retryable: false, title: 'Output type outside A2T' },
@@ -64,6 +70,10 @@ export const CODES = {
     title: 'Owner parameter not bound from the caller',
   },
   'compile.forbidden_function': { status: 500, retryable: false, title: 'Function not allowed in sculpts' },
+  /** An Arazzo description Sculptor cannot read as written: a runtime expression, criterion or reference. */
+  'compile.arazzo': { status: 500, retryable: false, title: 'Arazzo description is invalid' },
+  /** Valid Arazzo that Sculptor does not run (the feature is named, with why and what to do). */
+  'compile.unsupported_feature': { status: 500, retryable: false, title: 'Arazzo feature not supported' },
   'compile.unsafe_regex': {
     status: 500,
     retryable: false,
@@ -72,6 +82,8 @@ export const CODES = {
 
   // --- lint: designer checks (`sculptor check`); warnings unless noted ------
   'lint.programmatic_input': { status: 500, retryable: false, title: 'Input looks programmatic' },
+  /** An input that looks like a credential: an error under `check --strict`, refused by `export --strict`. */
+  'lint.secret_input': { status: 500, retryable: false, title: 'Input looks like a secret' },
   'lint.whole_object_output': {
     status: 500,
     retryable: false,
@@ -102,6 +114,20 @@ export const CODES = {
   /** Error level: sculptor.lock.json cannot be read. */
   'lint.lock_file': { status: 500, retryable: false, title: 'Lock file unreadable' },
 
+  // --- eval: `sculptor eval` and the Studio's "try with a model" (never on the wire) ---
+  /** A scenario file that cannot be read, or does not fit the catalog it is run against. */
+  'eval.scenario': { status: 500, retryable: false, title: 'Eval scenario invalid' },
+  /** No model endpoint or model name configured, or an option out of range. */
+  'eval.config': { status: 500, retryable: false, title: 'Model endpoint not configured' },
+  'eval.endpoint_unreachable': { status: 503, retryable: true, title: 'Model endpoint unreachable' },
+  /** 401 or 403: the key is missing, wrong or lacks access to the model. */
+  'eval.endpoint_refused': { status: 502, retryable: false, title: 'Model endpoint refused the request' },
+  'eval.endpoint_rate_limited': { status: 503, retryable: true, title: 'Model endpoint rate limit reached' },
+  /** Any other error status (an unknown model, tools not supported, a server error). */
+  'eval.endpoint_error': { status: 502, retryable: false, title: 'Model endpoint answered an error' },
+  /** A 200 answer that is not a chat completion (no choices, no message, not JSON). */
+  'eval.endpoint_malformed': { status: 502, retryable: false, title: 'Model endpoint answer malformed' },
+
   // --- request: what a caller sent, before any tool runs --------------------
   'request.not_found': { status: 404, retryable: false, title: 'Not found' },
   'request.method_not_allowed': { status: 405, retryable: false, title: 'Method not allowed' },
@@ -111,11 +137,15 @@ export const CODES = {
   'request.bad_paging': { status: 400, retryable: false, title: 'Invalid paging parameters' },
   'request.rate_limited': { status: 429, retryable: true, title: 'Too many requests' },
   'request.quota_exceeded': { status: 429, retryable: true, title: "Tenant's quota used up" },
-  /** The caller already has SCULPTOR_MAX_INFLIGHT_PER_CALLER invocations running (issue #13). */
+  /** The caller already has SCULPTOR_MAX_INFLIGHT_PER_CALLER invocations running. */
   'request.too_many_in_flight': { status: 429, retryable: true, title: 'Too many invocations in flight' },
+  /** A long-lived stream past SCULPTOR_MAX_STREAMS_PER_CALLER or SCULPTOR_MAX_STREAMS. */
+  'request.too_many_streams': { status: 429, retryable: true, title: 'Too many open streams' },
+  /** `Host` or `Origin` names a site the gateway does not serve (DNS rebinding protection). */
+  'request.host_not_allowed': { status: 403, retryable: false, title: 'Host or Origin not allowed' },
   /**
    * The caller hung up before the answer (nginx's 499): nobody reads it, but logs and
-   * metrics must not count it as the backend's timeout (issue #13).
+   * metrics must not count it as the backend's timeout.
    */
   'request.cancelled': { status: 499, retryable: false, title: 'Caller closed the request' },
 
@@ -139,6 +169,8 @@ export const CODES = {
   // --- tool: catalog look-ups ------------------------------------------------
   'tool.not_found': { status: 404, retryable: false, title: 'Unknown tool' },
   'tool.version_not_found': { status: 404, retryable: false, title: 'Unknown tool version' },
+  /** Its expressions kept exceeding their evaluation budget; other tools are not affected. */
+  'tool.suspended': { status: 503, retryable: true, title: 'Tool suspended' },
 
   // --- input: validating an invocation against the signature ----------------
   'input.invalid': { status: 400, retryable: false, title: 'Invalid invocation' },
@@ -157,7 +189,7 @@ export const CODES = {
   'upstream.forbidden_address': { status: 502, retryable: false, title: 'Backend address not allowed' },
   /** The invocation used its whole budget of backend calls, retries included (RELIABILITY C9). */
   'upstream.call_budget': { status: 502, retryable: false, title: 'Backend call budget spent' },
-  /** A backend's answer carried a credential the gateway holds; the output was withheld (issue #13 F6). */
+  /** A backend's answer carried a credential the gateway holds; the output was withheld. */
   'upstream.secret_echoed': { status: 502, retryable: false, title: 'Backend echoed a credential' },
   'upstream.credentials_missing': {
     status: 503,
@@ -181,6 +213,32 @@ export const CODES = {
 } as const satisfies Record<string, CodeInfo>;
 
 export type ErrorCode = keyof typeof CODES;
+
+/**
+ * Where an error code arises: `load` and `compile` (lint included) findings stop a gateway
+ * from starting or a reload from taking effect, so they never answer a request — should one ever
+ * reach one, its message names files and settings of the deployment and is replaced by a generic
+ * one; `cli` codes belong to commands (`sculptor eval`); every other code answers a request.
+ */
+export type ErrorPhase = 'load' | 'compile' | 'cli' | 'request';
+
+const PHASE_OF_PREFIX: Readonly<Record<string, ErrorPhase>> = {
+  load: 'load',
+  compile: 'compile',
+  lint: 'compile',
+  eval: 'cli',
+};
+
+const PHASES = new Map<ErrorCode, ErrorPhase>(
+  (Object.keys(CODES) as ErrorCode[]).map((code) => [
+    code,
+    PHASE_OF_PREFIX[code.split('.')[0]!] ?? 'request',
+  ]),
+);
+
+export function phaseOf(code: ErrorCode): ErrorPhase {
+  return PHASES.get(code)!;
+}
 
 /** Where in a file an error was found (1-based line and column). */
 export interface SourcePosition {

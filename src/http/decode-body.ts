@@ -1,13 +1,15 @@
 /**
  * Turns a decoded body into what BackendResponse.body carries, by media type:
- * JSON (application/json and any +json) is parsed, text/* becomes a string,
- * anything else is not kept. Whether that is acceptable is the caller's call.
+ * JSON (application/json and any +json) is parsed, text/* and XML
+ * (application/xml, any +xml) become a string — XML is parsed by the
+ * operation's codec, which knows its schema (src/xml, src/soap) —, anything
+ * else is not kept. Whether that is acceptable is the caller's call.
  */
 import { TextDecoder } from 'node:util';
 import { SculptorError } from '../errors/sculptor-error.ts';
 import { type JsonLimits, parseJson } from './parse-json.ts';
 
-export type BodyKind = 'json' | 'text' | 'none';
+export type BodyKind = 'json' | 'text' | 'xml' | 'none';
 
 /** The media type without parameters, lower-cased: "application/geo+json". '' when absent. */
 export function mediaType(contentType: string | undefined): string {
@@ -19,6 +21,7 @@ export function bodyKind(essence: string): BodyKind {
   const slash = essence.indexOf('/');
   if (slash <= 0) return 'none';
   if (essence === 'application/json' || essence.endsWith('+json')) return 'json';
+  if (essence === 'application/xml' || essence === 'text/xml' || essence.endsWith('+xml')) return 'xml';
   if (essence.startsWith('text/')) return 'text';
   return 'none';
 }
@@ -79,6 +82,7 @@ export function decodeBody(data: Buffer | undefined, contentType: string, limits
     case 'json':
       return decodeJson(data, limits);
     case 'text':
+    case 'xml':
       return textDecoderFor(charsetOf(contentType)).decode(data);
     default:
       return undefined;

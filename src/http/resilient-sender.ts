@@ -8,7 +8,7 @@ import type { BackendRequest, BackendResponse, SendOptions } from './backend-cli
  *
  * The concurrency cap and the retry budget are per backend origin: they protect
  * the server, which every operation shares. The breaker is per operation (origin,
- * method and path template) when the caller names one (issue #13): one operation
+ * method and path template) when the caller names one: one operation
  * failing — a broken endpoint, a handler that times out — says little about the
  * others, and a per-origin breaker let it pause every tool on that origin. A whole
  * origin going down opens each operation's breaker after its own failures.

@@ -4,7 +4,7 @@ import type { CacheStore } from '../cache/cache-store.ts';
 import { type IssuedToken, requestToken, type TokenRequest } from './request-token.ts';
 
 /**
- * Access tokens for backends, fetched as rarely as their lifetimes allow (issue #21):
+ * Access tokens for backends, fetched as rarely as their lifetimes allow:
  * kept in this process until shortly before they expire, shared with the other
  * replicas through the cache store (Redis) so N replicas do not fetch N tokens, one
  * fetch at a time per token in a process (single flight) and — through a short lease

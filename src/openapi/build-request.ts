@@ -12,7 +12,8 @@
  */
 import { type InputProblem, SculptorError } from '../errors/sculptor-error.ts';
 import type { Operation, OperationParameter } from './load-openapi.ts';
-import { acceptsJson, isJsonMediaType, jsonFirst } from './media-type.ts';
+import { encodeBody } from './encode-body.ts';
+import { isJsonMediaType, jsonFirst } from './media-type.ts';
 import { InvalidValue } from './parameter-value.ts';
 import {
   isForbiddenHeader,
@@ -31,7 +32,7 @@ export interface BuiltRequest {
   url: string;
   /** Lower-case header names. */
   headers: Record<string, string>;
-  /** The JSON-serialized body, when one was given. */
+  /** The body in the operation's media type (JSON, XML, form, multipart), when one was given. */
   body?: string;
 }
 
@@ -112,20 +113,17 @@ export function buildRequest(
 
   const request: BuiltRequest = { method: op.method, url: '', headers };
   if (hasBody) {
-    const { mediaType } = op.requestBody!;
-    if (!acceptsJson(mediaType)) {
-      throw new SculptorError(
-        'compile.unsupported_operation',
-        `${route} takes a ${mediaType} body; only JSON is sent.`,
-      );
-    }
+    let encoded: ReturnType<typeof encodeBody>;
     try {
-      const text = JSON.stringify(body);
-      if (text === undefined) throw new TypeError('not JSON');
-      request.body = text;
-      headers['content-type'] ??= isJsonMediaType(mediaType) ? mediaType : 'application/json';
-    } catch {
-      problems.push({ parameter: 'body', reason: 'the request body cannot be serialized as JSON' });
+      encoded = encodeBody(op.requestBody!, body, route);
+    } catch (error) {
+      if (error instanceof SculptorError) throw error;
+      encoded = { problems: [{ parameter: 'body', reason: 'the request body cannot be serialized' }] };
+    }
+    if ('problems' in encoded) problems.push(...encoded.problems);
+    else {
+      request.body = encoded.text;
+      headers['content-type'] ??= encoded.contentType;
     }
   }
   if (accept) headers['accept'] ??= accept;

@@ -26,6 +26,13 @@ export function findOperation(doc: OpenApiDocument, ref: string): Operation {
         `(${matches.map(routeOf).join(', ')}); name one as "METHOD /path" instead.`,
     );
   }
+  const refused = doc.unsupported?.find((u) => u.operation === ref);
+  if (refused) {
+    throw new SculptorError(
+      'compile.unsupported_operation',
+      `Operation '${ref}' of ${doc.file} cannot be called: ${refused.reason}.`,
+    );
+  }
   const ids = doc.operations.flatMap((op) => (op.operationId === undefined ? [] : [op.operationId]));
   throw unknown(doc, ref, ids);
 }
@@ -36,8 +43,61 @@ function routeOf(op: Operation): string {
 
 function unknown(doc: OpenApiDocument, ref: string, candidates: string[]): SculptorError {
   const close = closeMatches(ref, candidates);
+  // An operationId the document does not use may still name a route in words (`getRates`).
+  for (const route of wordMatches(ref, doc.operations)) {
+    if (close.length < MAX_SUGGESTIONS && !close.includes(route)) close.push(route);
+  }
+  const noIds = doc.operations.every((op) => op.operationId === undefined) && !ROUTE.test(ref.trim());
+  const how = noIds ? " The document names no operationIds: name an operation as 'METHOD /path'." : '';
   const hint = close.length > 0 ? ` Close matches: ${close.join(', ')}.` : '';
-  return new SculptorError('compile.unknown_operation', `No operation '${ref}' in ${doc.file}.${hint}`);
+  return new SculptorError('compile.unknown_operation', `No operation '${ref}' in ${doc.file}.${how}${hint}`);
+}
+
+/** Words not worth matching on: methods and glue. */
+const GLUE = new Set([
+  'get',
+  'list',
+  'post',
+  'put',
+  'patch',
+  'delete',
+  'create',
+  'update',
+  'the',
+  'a',
+  'an',
+  'of',
+  'by',
+  'for',
+  'all',
+  'to',
+  'and',
+  'v1',
+  'v2',
+  'v3',
+  'api',
+]);
+
+function words(text: string): string[] {
+  return text
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w.length > 1 && !GLUE.has(w))
+    .map((w) => w.replace(/(ies)$/, 'y').replace(/(?<=[^s])s$/, ''));
+}
+
+/** Routes whose path, operationId or summary share the most words with `ref`, best first. */
+function wordMatches(ref: string, operations: readonly Operation[]): string[] {
+  const wanted = new Set(words(ref));
+  if (wanted.size === 0) return [];
+  const scored = operations.flatMap((op) => {
+    const have = new Set(words(`${op.operationId ?? ''} ${op.path} ${op.summary ?? ''}`));
+    const score = [...wanted].filter((w) => have.has(w)).length;
+    return score > 0 ? [{ route: routeOf(op), score }] : [];
+  });
+  scored.sort((a, b) => b.score - a.score || a.route.localeCompare(b.route));
+  return scored.slice(0, MAX_SUGGESTIONS).map((s) => s.route);
 }
 
 /**

@@ -45,6 +45,7 @@ export type { Operation, OperationResponse, RequestBody, SpecVersion } from './n
 // The model's parts are defined where they are produced; callers import them from here.
 export type { OperationParameter, ParameterLocation } from './normalize-parameter.ts';
 
+/** A described API: an OpenAPI document, or a WSDL 1.1 description loaded into the same model (src/soap/load-wsdl.ts). */
 export interface OpenApiDocument {
   /** The path as given to `loadOpenApi`. */
   file: string;
@@ -53,7 +54,8 @@ export interface OpenApiDocument {
   /** Declared base URLs, server variables replaced by their defaults, no trailing slash. */
   servers: string[];
   operations: Operation[];
-  /** The OAuth 2.0 client-credentials token endpoint the document declares, if any. */
+  /** Operations the description declares that cannot be called, and why (a WSDL's non-SOAP ports…). */
+  unsupported?: Array<{ operation: string; reason: string }>;
   /** The client-credentials flow the document declares, for `oauth` blocks that leave it out. */
   oauthFlow: ClientCredentialsFlow | undefined;
 }

@@ -8,6 +8,7 @@
  */
 import { SculptorError } from '../errors/sculptor-error.ts';
 import { isRecord } from './is-record.ts';
+import type { OperationCodec } from './operation-codec.ts';
 import type { Deref, SchemaCopier, SchemaViews } from './schema-views.ts';
 import { jsonFirst } from './media-type.ts';
 import {
@@ -17,13 +18,19 @@ import {
   swagger2Schema,
 } from './normalize-parameter.ts';
 
-export type SpecVersion = '2.0' | '3.0' | '3.1';
+/** The description's kind and version: Swagger 2.0, OpenAPI 3.0 or 3.1, or a WSDL 1.1 SOAP service (src/soap). */
+export type SpecVersion = '2.0' | '3.0' | '3.1' | 'wsdl-1.1';
 
 export interface RequestBody {
   required: boolean;
   /** The one media type the gateway will send: the first JSON-ish one declared, else the first declared. */
   mediaType: string;
   schema?: object;
+  /**
+   * The body's fields are exactly its schema's (a SOAP message): `check` refuses a field the
+   * schema lacks and a required one never supplied, as it does for parameters.
+   */
+  strictFields?: boolean;
 }
 
 export interface OperationResponse {
@@ -37,7 +44,10 @@ export interface Operation {
   operationId?: string;
   /** Upper-case HTTP method. */
   method: string;
-  /** Path template exactly as written in the document, e.g. `/gridpoints/{wfo}/{x},{y}/forecast`. */
+  /**
+   * Path template exactly as written in the document, e.g. `/gridpoints/{wfo}/{x},{y}/forecast`;
+   * for a SOAP operation, `#` and its name (it is posted to the base URL itself).
+   */
   path: string;
   summary?: string;
   description?: string;
@@ -49,6 +59,8 @@ export interface Operation {
   responses: Record<string, OperationResponse>;
   security: Array<Record<string, string[]>>;
   deprecated: boolean;
+  /** How a call is built and its answer read, when not by OpenAPI's rules (a SOAP binding's). */
+  codec?: OperationCodec;
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];

@@ -6,14 +6,17 @@ import { validateAgainstSchema } from './validate-schema.ts';
 import type { YamlSource } from './yaml-source.ts';
 
 export interface BackendAuth {
-  in: 'header' | 'query' | 'cookie';
+  /** `wsSecurity`: a WS-Security UsernameToken in the SOAP header; `name` is the user name, `value` the password. */
+  in: 'header' | 'query' | 'cookie' | 'wsSecurity';
   name: string;
   value: string;
+  /** wsSecurity: send a PasswordDigest (nonce, created) rather than the password. */
+  digest?: boolean;
 }
 
 /** A per-user credential: copied from a request header the caller sends (explicit pass-through). */
 export interface PassThroughAuth {
-  in: BackendAuth['in'];
+  in: 'header' | 'query' | 'cookie';
   name: string;
   /** The inbound header, lower-cased. */
   header: string;
@@ -29,7 +32,7 @@ export interface OAuthClient {
   auth: ClientAuthentication;
 }
 
-/** OAuth 2.0 access tokens for a backend (issue #21): the gateway's own, or the user's, exchanged. */
+/** OAuth 2.0 access tokens for a backend: the gateway's own, or the user's, exchanged. */
 export interface BackendOAuth {
   grant: 'client_credentials' | 'token_exchange';
   /** Absent: from the OpenAPI document (client credentials) or the identity provider (exchange). */
@@ -48,14 +51,23 @@ export interface BackendOAuth {
  */
 export type Tenancy = 'shared' | 'single' | 'per-tenant';
 
+export interface BackendDescription {
+  kind: 'openapi' | 'wsdl';
+  /** An absolute path, or (a WSDL only) an http(s) URL read at load. */
+  location: string;
+  at: SourcePosition;
+  /** WSDL: the service and port whose operations are used (default: the first SOAP port). */
+  service?: string;
+  port?: string;
+}
+
 /** One backend as declared in a backends file, with environment references resolved. */
 export interface BackendSpec {
   name: string;
   /** The backends file that declares it. */
   file: string;
-  /** Absolute path of its OpenAPI document, and where the file names it. */
-  openapiFile: string;
-  openapiAt: SourcePosition;
+  /** What describes its operations: an OpenAPI document or a WSDL description, and where the file names it. */
+  description: BackendDescription;
   baseUrl: string;
   /** Where the backends file sets baseUrl. */
   baseUrlAt: SourcePosition;
@@ -80,10 +92,14 @@ export interface BackendSpec {
 }
 
 interface RawBackend {
-  openapi: string;
+  openapi?: string;
+  wsdl?: string;
+  service?: string;
+  port?: string;
+  wsSecurity?: { username: string; password: string; passwordType?: 'text' | 'digest' };
   baseUrl: string;
   headers?: Record<string, string>;
-  auth?: Array<{ in: BackendAuth['in']; name: string; value?: string; passThrough?: string }>;
+  auth?: Array<{ in: PassThroughAuth['in']; name: string; value?: string; passThrough?: string }>;
   tenancy?: Tenancy;
   ownerParams?: string[];
   allowPrivate?: boolean;
@@ -124,12 +140,48 @@ export function looksLikeSecret(text: string): boolean {
   return SECRET_SHAPES.some((shape) => shape.test(text));
 }
 
+/** An Arazzo description a backends file serves (its `arazzo` section). */
+export interface ArazzoSpec {
+  /** What sculpts call it: `workflow: <name>#<workflowId>`. */
+  name: string;
+  /** The backends file that declares it. */
+  file: string;
+  /** Absolute path of the description, and where the file names it. */
+  documentFile: string;
+  documentAt: SourcePosition;
+  /** Backend by source description name, where the file says; others are matched by document. */
+  sources: Record<string, string>;
+  sourcesAt: SourcePosition;
+  /** Workflows served as tools; undefined: every one no sculpt wraps. */
+  workflows: string[] | undefined;
+  workflowsAt: SourcePosition;
+}
+
+/** The `arazzo` section of a backends file (already schema-checked). */
+export function loadArazzoSpecs(source: YamlSource): ArazzoSpec[] {
+  const raw = (
+    source.value as {
+      arazzo?: Record<string, { document: string; sources?: Record<string, string>; workflows?: string[] }>;
+    }
+  ).arazzo;
+  return Object.entries(raw ?? {}).map(([name, spec]) => ({
+    name,
+    file: source.file,
+    documentFile: path.resolve(path.dirname(source.file), spec.document),
+    documentAt: source.at(['arazzo', name, 'document']),
+    sources: spec.sources ?? {},
+    sourcesAt: source.at(['arazzo', name, 'sources']),
+    workflows: spec.workflows,
+    workflowsAt: source.at(['arazzo', name, 'workflows']),
+  }));
+}
+
 export function loadBackends(
   source: YamlSource,
   env: Readonly<Record<string, string | undefined>>,
-): { backends: BackendSpec[]; errors: SculptorError[] } {
+): { backends: BackendSpec[]; arazzo: ArazzoSpec[]; errors: SculptorError[] } {
   const errors = validateAgainstSchema('backends', source);
-  if (errors.length > 0) return { backends: [], errors };
+  if (errors.length > 0) return { backends: [], arazzo: [], errors };
 
   const backends: BackendSpec[] = [];
   const raw = (source.value as { backends: Record<string, RawBackend> }).backends;
@@ -220,6 +272,33 @@ export function loadBackends(
       auth.push({ in: entry.in, name: entry.name, value: resolved.value });
     });
 
+    const description = readDescription(spec, source.file, env, at, problem);
+    if (spec.wsSecurity) {
+      if (description?.kind !== 'wsdl') {
+        problem(
+          'load.schema',
+          `Backend '${name}': wsSecurity is a SOAP header, for a backend described by wsdl.`,
+          'wsSecurity',
+        );
+      }
+      const password = resolveCredential(spec.wsSecurity.password, env);
+      if (!password.ok) {
+        problem(
+          'load.literal_secret',
+          `wsSecurity.password must come from an environment variable, e.g. password: "\${${name.toUpperCase().replace(/-/g, '_')}_PASSWORD}".`,
+          'wsSecurity',
+          'password',
+        );
+      }
+      credentialsMissing.push(...password.missing);
+      auth.push({
+        in: 'wsSecurity',
+        name: plainValue(spec.wsSecurity.username, env, credentialsMissing),
+        value: password.value,
+        digest: spec.wsSecurity.passwordType === 'digest',
+      });
+    }
+
     const oauth = spec.oauth
       ? readOAuth(
           spec.oauth,
@@ -249,11 +328,11 @@ export function loadBackends(
       );
     }
 
+    if (!description) continue;
     backends.push({
       name,
       file: source.file,
-      openapiFile: path.resolve(path.dirname(source.file), spec.openapi),
-      openapiAt: at('openapi'),
+      description,
       baseUrl: baseUrl.value.replace(/\/+$/, ''),
       baseUrlAt: at('baseUrl'),
       headers,
@@ -267,7 +346,7 @@ export function loadBackends(
       credentialId: createHash('sha256')
         .update(
           JSON.stringify([
-            auth.map((a) => [a.in, a.name, a.value]),
+            auth.map((a) => [a.in, a.name, a.value, ...(a.digest ? ['digest'] : [])]),
             oauth
               ? [
                   oauth.grant,
@@ -283,7 +362,45 @@ export function loadBackends(
       allowPrivate: spec.allowPrivate === true,
     });
   }
-  return { backends, errors };
+  return { backends, arazzo: loadArazzoSpecs(source), errors };
+}
+
+/** `openapi` or `wsdl` (exactly one), with a WSDL's service and port. */
+function readDescription(
+  spec: RawBackend,
+  file: string,
+  env: Readonly<Record<string, string | undefined>>,
+  at: (...p: Array<string | number>) => SourcePosition,
+  problem: (code: 'load.schema' | 'load.env', message: string, ...p: Array<string | number>) => void,
+): BackendDescription | undefined {
+  if ((spec.openapi === undefined) === (spec.wsdl === undefined)) {
+    problem(
+      'load.schema',
+      'A backend is described by exactly one of openapi (an OpenAPI document) or wsdl (a SOAP service).',
+    );
+    // With both, the OpenAPI document is still read, so its sculpts are checked against it.
+    if (spec.openapi === undefined) return undefined;
+  }
+  if (spec.openapi !== undefined) {
+    for (const key of ['service', 'port'] as const) {
+      if (spec[key] !== undefined)
+        problem('load.schema', `${key} picks a WSDL port: it has no meaning beside openapi.`, key);
+    }
+    return { kind: 'openapi', location: path.resolve(path.dirname(file), spec.openapi), at: at('openapi') };
+  }
+  const wsdl = interpolateEnv(spec.wsdl!, env);
+  if (wsdl.missing.length > 0) {
+    problem('load.env', `wsdl needs environment variable ${wsdl.missing.join(', ')} (or a default).`, 'wsdl');
+    return undefined;
+  }
+  const remote = /^https?:\/\//i.test(wsdl.value);
+  return {
+    kind: 'wsdl',
+    location: remote ? wsdl.value : path.resolve(path.dirname(file), wsdl.value),
+    at: at('wsdl'),
+    ...(spec.service !== undefined ? { service: spec.service } : {}),
+    ...(spec.port !== undefined ? { port: spec.port } : {}),
+  };
 }
 
 type OAuthProblem = (

@@ -1,7 +1,7 @@
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { SculptorError } from '../errors/sculptor-error.ts';
-import { type BackendSpec, loadBackends } from './load-backends.ts';
+import { type ArazzoSpec, type BackendSpec, loadBackends } from './load-backends.ts';
 import { parseSculpt, type SculptSpec } from './parse-sculpt.ts';
 import { parseYamlSource, type YamlSource } from './yaml-source.ts';
 
@@ -12,6 +12,8 @@ export interface LoadedSculpts {
   root: string;
   /** Backends by the backends file that declares them. */
   backendFiles: Map<string, BackendSpec[]>;
+  /** Arazzo descriptions by the backends file that declares them. */
+  arazzoFiles: Map<string, ArazzoSpec[]>;
   /** Each sculpt with the backends file that serves it (nearest in its folder or above). */
   sculpts: Array<SculptSpec & { backendsFile: string | undefined }>;
   errors: SculptorError[];
@@ -26,7 +28,13 @@ export async function loadSculpts(
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<LoadedSculpts> {
   const absRoot = path.resolve(root);
-  const result: LoadedSculpts = { root: absRoot, backendFiles: new Map(), sculpts: [], errors: [] };
+  const result: LoadedSculpts = {
+    root: absRoot,
+    backendFiles: new Map(),
+    arazzoFiles: new Map(),
+    sculpts: [],
+    errors: [],
+  };
   let files: string[];
   try {
     files = await listFiles(absRoot);
@@ -43,9 +51,10 @@ export async function loadSculpts(
   for (const file of files.filter((f) => path.basename(f) === BACKENDS_FILE)) {
     const source = await readSource(file, result.errors);
     if (!source) continue;
-    const { backends, errors } = loadBackends(source, env);
+    const { backends, arazzo, errors } = loadBackends(source, env);
     result.errors.push(...errors);
     result.backendFiles.set(file, backends);
+    if (arazzo.length > 0) result.arazzoFiles.set(file, arazzo);
   }
   for (const file of files.filter((f) => f.endsWith(SCULPT_SUFFIX))) {
     const source = await readSource(file, result.errors);

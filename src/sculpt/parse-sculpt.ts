@@ -11,8 +11,15 @@ export interface SculptDocument {
   timeout?: string;
   inputs?: Record<string, InputDeclaration>;
   outputs: Record<string, OutputDeclaration>;
+  /** Empty when the tool runs a workflow. */
   steps: StepDeclaration[];
   output: string;
+  /** Instead of steps: an Arazzo workflow, `<arazzo name>#<workflowId>`. */
+  workflow?: string;
+  /** With workflow: JSONata building the workflow's inputs from `$inputs`. */
+  arguments?: string;
+  /** With workflow: cache of its steps, by stepId (`workflowId/stepId` for a workflow it calls). */
+  cache?: Record<string, { ttl: string; scope?: 'shared' | 'caller' }>;
   /** Overrides of the effects derived from the steps' HTTP methods (see compile/tool-effects.ts). */
   effects?: {
     readOnly?: boolean;
@@ -65,5 +72,8 @@ export interface SculptSpec {
 export function parseSculpt(source: YamlSource): { sculpt?: SculptSpec; errors: SculptorError[] } {
   const errors = validateAgainstSchema('sculpt', source);
   if (errors.length > 0) return { errors };
-  return { sculpt: { file: source.file, source, doc: source.value as SculptDocument }, errors };
+  const doc = source.value as SculptDocument;
+  // A tool that runs a workflow has no steps of its own: every reader of `steps` sees none.
+  if (doc.workflow !== undefined && doc.steps === undefined) doc.steps = [];
+  return { sculpt: { file: source.file, source, doc }, errors };
 }

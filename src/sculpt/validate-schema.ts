@@ -16,7 +16,11 @@ export type SchemaName = keyof typeof validators;
 
 /** Validates a parsed file against its JSON Schema; every violation gets a position. */
 export function validateAgainstSchema(name: SchemaName, source: YamlSource): SculptorError[] {
-  const validate: ValidateFunction = validators[name];
+  return schemaErrors(validators[name], source);
+}
+
+/** Every violation of a compiled schema, each at the position of the value it concerns. */
+export function schemaErrors(validate: ValidateFunction, source: YamlSource): SculptorError[] {
   if (validate(source.value)) return [];
   const all = validate.errors ?? [];
   return simplify(all).map((e) => {
@@ -24,9 +28,11 @@ export function validateAgainstSchema(name: SchemaName, source: YamlSource): Scu
     const extra =
       e.keyword === 'additionalProperties'
         ? String(e.params.additionalProperty)
-        : e.keyword === 'propertyNames'
-          ? String(e.params.propertyName)
-          : undefined;
+        : e.keyword === 'unevaluatedProperties'
+          ? String(e.params.unevaluatedProperty)
+          : e.keyword === 'propertyNames'
+            ? String(e.params.propertyName)
+            : undefined;
     if (e.keyword === 'propertyNames') {
       // The reason is on the nested error ajv reports for the same name.
       const why = all.find((n) => n.propertyName === extra && n.instancePath === e.instancePath);
@@ -63,6 +69,7 @@ function describe(e: ErrorObject, path: YamlPath, extra: string | undefined): st
   const where = path.length > 0 ? `'${path.join('.')}'` : 'the file';
   switch (e.keyword) {
     case 'additionalProperties':
+    case 'unevaluatedProperties':
       return `Unknown property '${extra}' in ${where}.`;
     case 'required':
       return `Missing property '${String(e.params.missingProperty)}' in ${where}.`;

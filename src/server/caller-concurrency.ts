@@ -2,7 +2,7 @@ import { SculptorError } from '../errors/sculptor-error.ts';
 import { callerKey } from './rate-limiter.ts';
 
 /**
- * Per-caller concurrency cap (issue #13): invocations one caller may have in flight at once.
+ * Per-caller concurrency cap: invocations one caller may have in flight at once.
  * The per-origin bulkhead of `http/resilient-sender.ts` protects a backend from the gateway;
  * it cannot tell callers apart, so one client holding many slow invocations filled it and
  * every other caller got `503`. This cap comes first, per caller: past it the caller gets
@@ -61,7 +61,9 @@ export function concurrencyKey(
 export function tooManyInFlight(maxPerCaller: number): SculptorError {
   return new SculptorError(
     'request.too_many_in_flight',
-    `This caller already has ${maxPerCaller} invocations in flight, the most the gateway runs at once for one caller; wait for one of them to answer, then retry.`,
+    `This caller already has ${maxPerCaller} invocations in flight, the most the gateway runs at once for one caller; wait for one of them to answer, then retry. ` +
+      'If one client runs more calls at once by design, the gateway operator can raise SCULPTOR_MAX_INFLIGHT_PER_CALLER (0: no cap), ' +
+      'or give each of its agents a token of its own with SCULPTOR_CALLERS (the cap is then per token, not per address).',
     { retryAfter: 1 },
   );
 }

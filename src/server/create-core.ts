@@ -7,7 +7,8 @@ import type { StepDebugHook } from '../engine/run-step.ts';
 import { type BackendClient, createBackendClient } from '../http/backend-client.ts';
 import { withResilience } from '../http/resilient-sender.ts';
 import { createTokenSource } from '../oauth/token-source.ts';
-import { type InstrumentOptions, instrumentEngine } from '../telemetry/instrument-engine.ts';
+import { traceStep, withTraceContext } from '../telemetry/tracing.ts';
+import { type InstrumentOptions, instrumentEngine } from './instrument-engine.ts';
 
 /**
  * The core every host runs tools through — the HTTP gateway (all its faces), stdio, the CLI's
@@ -63,6 +64,8 @@ export function createCore(options: CoreOptions = {}): Core {
     maxBackendCalls: options.maxBackendCalls ?? MAX_BACKEND_CALLS,
     ...(options.debug ? { debug: options.debug } : {}),
     ...(options.drain ? { drain: options.drain } : {}),
+    // Step spans and trace propagation: each a no-op until an OpenTelemetry SDK is registered.
+    tracer: { traceStep, withTraceContext },
   });
   if (options.instrument) engine = instrumentEngine(engine, options.instrument);
   return {

@@ -6,9 +6,10 @@ import { compileSculpts } from '../compile/compile-sculpts.ts';
 import type { CompiledTool } from '../compile/compile-tool.ts';
 import { lockErrors } from '../compile/signature-lock.ts';
 import type { Settings } from '../config/settings.ts';
-import { backendsMissingCredentials, missingCredentialsHint } from '../engine/attach-credentials.ts';
+import { missingCredentialsHint, unsetCredentialVariables } from '../engine/attach-credentials.ts';
 import { SculptLoadError, type SculptorError } from '../errors/sculptor-error.ts';
-import { backendSecrets, type Redactor } from '../telemetry/redactor.ts';
+import { backendSecrets } from '../sculpt/backend-secrets.ts';
+import type { Redactor } from '../telemetry/redactor.ts';
 
 export interface LoadedCatalog {
   catalog: Catalog;
@@ -19,7 +20,7 @@ export interface LoadedCatalog {
 /**
  * What every host serves from, loaded the same way for the HTTP gateway (at start and on every
  * reload) and for stdio: the sculpts compiled, the callers file read, published signatures
- * checked against `sculptor.lock.json` (issue #19), tenancy checked (D3) — every error at once,
+ * checked against `sculptor.lock.json`, tenancy checked (D3) — every error at once,
  * as a SculptLoadError. Warns about backends whose credentials are unset, and hands every
  * secret it loaded to the log redactor.
  */
@@ -33,7 +34,7 @@ export async function loadCatalog(
     requireHttps: !settings.allowPrivateEgress && !settings.allowHttpBackends,
   });
   const loaded = settings.callers ? await loadCallers(settings.callers, env) : { errors: [] };
-  // Published signatures are enforced where they are served (issue #19): a locked version
+  // Published signatures are enforced where they are served: a locked version
   // that changed is refused, at start and on every reload, unless SCULPTOR_ALLOW_LOCK_DRIFT.
   const drift = await lockErrors(tools, settings.sculpts);
   if (settings.allowLockDrift) {
@@ -50,10 +51,16 @@ export async function loadCatalog(
     ...(loaded.errors.length === 0 ? checkTenancy(loaded.directory, tools) : []),
   ];
   if (errors.length > 0) throw new SculptLoadError(errors);
-  for (const backend of backendsMissingCredentials(tools)) {
+  for (const { backend, variable } of unsetCredentialVariables(tools)) {
     logger?.warn(
-      { event: 'credentials_unset', backend: backend.name, variables: backend.credentialsMissing },
-      `backend '${backend.name}' has no credentials: ${missingCredentialsHint(backend)}; until then its tools answer 503 upstream.credentials_missing`,
+      {
+        event: 'credentials_unset',
+        backend: backend.name,
+        file: backend.file,
+        variable,
+        variables: [variable],
+      },
+      `backend '${backend.name}' has no credentials: ${missingCredentialsHint({ name: backend.name, credentialsMissing: [variable] })}; until then its tools answer 503 upstream.credentials_missing (declared in ${backend.file})`,
     );
   }
   redactor?.add([...secretsOf(tools), ...(loaded.directory?.secrets ?? [])]);

@@ -59,7 +59,7 @@ export function createRateLimiter({
 }
 
 /**
- * The per-caller limit shared by every replica (issue #20): the bucket lives in the
+ * The per-caller limit shared by every replica: the bucket lives in the
  * cache store's Redis, taken from in one atomic script. While Redis cannot answer
  * (down, slow, breaker open) each replica falls back to its own in-process bucket,
  * so the deployment admits at most replicas × the limit until Redis is back.

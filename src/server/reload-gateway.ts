@@ -1,5 +1,5 @@
 /**
- * Production reloads of a running gateway (issue #19): on SIGHUP and, with
+ * Production reloads of a running gateway: on SIGHUP and, with
  * SCULPTOR_RELOAD_ON_CHANGE, when the sculpts folder or the callers file
  * changes (a Kubernetes ConfigMap update included). Each reload is
  * `Gateway.reload()`: the new catalog replaces the old at once, requests
@@ -28,7 +28,17 @@ export interface GatewayReloads {
   close(): void;
 }
 
-export function startReloads(gateway: Gateway, settings: Settings, logger: Logger): GatewayReloads {
+/**
+ * What reloads: the gateway, or `sculptor mcp`'s stdio server (the same load, swapped the same
+ * way, its client told). A failed reload throws and leaves the served catalog as it was.
+ */
+export type Reloadable = Pick<Gateway, 'reload' | 'generation' | 'catalog'>;
+
+export function startReloads(
+  gateway: Reloadable,
+  settings: Pick<Settings, 'sculpts' | 'callers' | 'reloadOnChange'>,
+  logger: Logger,
+): GatewayReloads {
   let closed = false;
   let tail: Promise<void> = Promise.resolve();
   let waiting = false;

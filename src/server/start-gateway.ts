@@ -1,36 +1,30 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { CacheStore } from '../cache/cache-store.ts';
-import { createMemoryStore } from '../cache/memory-store.ts';
-import { createRedisStore } from '../cache/redis-store.ts';
+import { chooseCacheStore } from '../cache/choose-store.ts';
 import { type CallerDirectory } from '../callers/load-callers.ts';
 import { createQuotaCheck } from '../callers/quotas.ts';
+import { createCallService } from '../invoke/call-service.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import { pageCursors } from '../catalog/page-cursor.ts';
 import type { Settings } from '../config/settings.ts';
-import type { Engine, InvocationReport } from '../engine/invoke-tool.ts';
+import type { InvocationReport } from '../engine/invoke-tool.ts';
 import { SculptorError } from '../errors/sculptor-error.ts';
-import { createA2tFace } from '../faces/a2t/a2t-face.ts';
-import { createA2tLiteFace } from '../faces/a2t-lite/lite-face.ts';
-import { createOpenApiFace } from '../faces/openapi/openapi-face.ts';
-import { createMcpFace } from '../faces/mcp/mcp-face.ts';
-import type { Face, FaceOptions } from '../faces/shared/face.ts';
-import { hasDotSegment, rawPath } from '../faces/shared/raw-path.ts';
+import type { FaceOptions } from '../faces/common/face.ts';
+import { hasDotSegment, rawPath } from '../faces/common/raw-path.ts';
 import { describeError, type GatewayLogger } from '../telemetry/logger.ts';
 import { createMetrics, type GatewayMetrics } from '../telemetry/metrics.ts';
 import { redisSecrets } from '../cache/redis-connection.ts';
 import { traceMcpCall } from '../telemetry/mcp-span.ts';
 import { traceServerRequest } from '../telemetry/server-span.ts';
 import { tracingActive } from '../telemetry/tracing.ts';
-import { createCallerConcurrency } from './caller-concurrency.ts';
+import { composeFaces } from './compose-faces.ts';
 import { createCore } from './create-core.ts';
 import { loadCatalog } from './load-catalog.ts';
-import { createLoadShedder } from './load-shedder.ts';
-import { createInvocationGate } from './invocation-gate.ts';
-import { createSharedRateLimiter } from './rate-limiter.ts';
+import { listen } from './listen.ts';
+import { addOperationalRoutes, OPERATIONAL_PATHS } from './operational-routes.ts';
+import { createHostPolicy } from './host-policy.ts';
+import { createAdmission } from './invocation-gate.ts';
 
 export interface ReloadOptions {
   /**
@@ -78,12 +72,6 @@ export interface GatewayOptions {
   mounts?: ReadonlyArray<(callers: () => CallerDirectory | undefined) => Hono>;
 }
 
-/** Paths answered outside the A2T face: no server span, no drain refusal, no log line. */
-const OPERATIONAL_PATHS = new Set(['/livez', '/readyz', '/metrics']);
-
-/** Listening addresses that only this machine can reach: the MCP face then checks Host too. */
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
-
 /** After the drain deadline, how long aborted requests get to send their 503. */
 const ABORT_GRACE_MS = 500;
 /** Bounds on closing the backend pool and flushing telemetry at shutdown. */
@@ -111,16 +99,13 @@ export async function startGateway({
   let generation = 1;
   let draining = false;
 
-  const store = settings.redisUrl
-    ? createRedisStore(settings.redisUrl, {
-        onError: (err) =>
-          logger?.warn({ event: 'cache_store_error', err: describeError(err) }, 'cache store error'),
-      })
-    : createMemoryStore();
+  const store = chooseCacheStore(settings.redisUrl, (err) =>
+    logger?.warn({ event: 'cache_store_error', err: describeError(err) }, 'cache store error'),
+  );
   const metrics = createMetrics({
     // A spread: the stats interface has no index signature, the object literal does.
     cacheStore: () => ({ ...store.stats() }),
-    stepCache: () => ({ integrityViolations: core.stepCache.stats().integrityViolations }),
+    stepCache: () => ({ ...core.stepCache.stats() }),
   });
   metrics.catalogLoaded('start', generation);
   const drain = new AbortController();
@@ -136,79 +121,52 @@ export async function startGateway({
   });
   const engine = core.engine;
 
-  // Event-loop protection (RELIABILITY C10): shed invocations while the loop lags.
-  const shedder = createLoadShedder({
-    thresholdMs: settings.shedLagMs,
-    onShedding: (lagMs) =>
-      logger?.warn({ event: 'overloaded', lag_ms: lagMs }, 'event loop lagging: shedding invocations'),
-  });
-
-  // Per-caller rate limit on invocations (RELIABILITY A7), shared by the replicas through Redis
-  // when there is one (issue #20); off unless SCULPTOR_RATE_LIMIT_PER_S is set.
-  const limiter =
-    settings.rateLimitPerS > 0
-      ? createSharedRateLimiter(store, { ratePerS: settings.rateLimitPerS, burst: settings.rateLimitBurst })
-      : undefined;
-
   // One gate for every face: a caller's rate and concurrency are the same whatever protocol it speaks.
-  const admit = createInvocationGate({
-    shedder,
-    limiter,
-    // Per-caller concurrency cap (issue #13): one caller's slow invocations cannot fill the
-    // per-origin bulkheads and starve the others; SCULPTOR_MAX_INFLIGHT_PER_CALLER, 0 = off.
-    ...(settings.maxInflightPerCaller > 0
-      ? { slots: createCallerConcurrency({ maxPerCaller: settings.maxInflightPerCaller }) }
-      : {}),
+  const { admit, admitStream, shedder } = createAdmission(settings, store, logger);
+  // DNS rebinding protection for every route, faces and mounted apps alike.
+  const hostRefusal = createHostPolicy({
+    bindAddress: settings.host,
+    allowedHosts: settings.allowedHosts,
     callersConfigured: Boolean(settings.callers),
   });
-  // Per-tenant quotas, shared by the replicas through the same store (issue #20).
+  // Per-tenant quotas, shared by the replicas through the same store.
   const quotas = createQuotaCheck(store, settings.secret);
   const cursors = pageCursors(settings.secret);
 
-  // What every face is given; each gets the engine under its own name (metrics by face).
-  const given: Omit<FaceOptions, 'engine'> = {
+  // The one call pipeline every face decodes into: admission, the caller's look-up, scopes and
+  // quota, the engine, the report.
+  const calls = createCallService({
     catalog: () => catalog,
-    callers: () => callers,
-    quotas,
+    engine,
     admit,
+    quotas,
+    onReport: onInvocation,
+  });
+  const given: FaceOptions = {
+    catalog: () => catalog,
+    calls,
+    callers: () => callers,
+    ...(admitStream ? { admitStream } : {}),
     prefix: settings.prefix,
-    ...(onInvocation ? { onInvocation } : {}),
   };
-  // The faces, in the order their paths are tried; the first is also the server's own voice for
-  // paths no face owns (A2T: problem+json).
-  const faces: Face[] = [
-    createA2tFace({ ...given, engine: throughFace(engine, 'a2t'), cursors }),
-    // a2t-lite under {platform-root}/lite (its GET /tools has another shape than A2T's), and
-    // the gateway's own OpenAPI document, docs page and typed operations (issue #16).
-    createA2tLiteFace({ ...given, engine: throughFace(engine, 'a2t-lite') }),
-    createOpenApiFace({ ...given, engine: throughFace(engine, 'openapi') }),
-    createMcpFace({
-      ...given,
-      engine: throughFace(engine, 'mcp'),
-      cursors,
-      allowedHosts: settings.mcpAllowedHosts,
-      loopbackOnly: LOOPBACK.has(settings.host),
-      traceCall: traceMcpCall,
-      onError: (err) => logger?.debug({ event: 'mcp_error', err: describeError(err) }, 'mcp request refused'),
-    }),
-  ];
+  const { faces, routed } = composeFaces(given, {
+    cursors,
+    maxStreams: settings.maxStreams,
+    traceCall: traceMcpCall,
+    onMcpError: (err) =>
+      logger?.debug({ event: 'mcp_error', err: describeError(err) }, 'mcp request refused'),
+  });
   const primary = faces[0]!;
-  /** The face a raw path belongs to, and its route template (for the span name). */
-  const routed = (path: string): { face: Face; route: string | undefined } => {
-    for (const face of faces) {
-      const route = face.routeOf(path);
-      if (route !== undefined) return { face, route };
-    }
-    return { face: primary, route: undefined };
-  };
 
   const app = new Hono();
   /**
-   * One middleware for what the server decides before any face (issue #18: each middleware
+   * One middleware for what the server decides before any face (each middleware
    * costs Hono a compose step per request, measurable on the single operation):
-   * - routes match the raw path (issue #13 F7): a dot segment would be resolved by URL parsing,
+   * - routes match the raw path: a dot segment would be resolved by URL parsing,
    *   so a proxy's path rules and this route table would disagree on what was asked. Refused;
-   * - liveness, readiness and metrics are answered even while draining, and have no span;
+   * - liveness, readiness and metrics are answered even while draining, and have no span (nor
+   *   a Host check: probes and scrapers name the pod's address, and these serve no tool);
+   * - the Host/Origin rule (host-policy.ts): a page that rebound its own name cannot reach any route;
    * - while draining every other request is refused (503 gateway.draining, in its face's form);
    * - with an SDK, the request's SERVER span, named by its face's route template.
    */
@@ -224,6 +182,8 @@ export async function startGateway({
       );
     }
     if (OPERATIONAL_PATHS.has(raw)) return next();
+    const refusal = hostRefusal(c.req.header('host'), c.req.header('origin'));
+    if (refusal) return routed(raw).face.refuse(c, refusal);
     if (draining) {
       return routed(raw).face.refuse(
         c,
@@ -240,74 +200,23 @@ export async function startGateway({
       },
     );
   });
-  // Liveness answers from the event loop alone; readiness never depends on
-  // Redis or backends, so a shared outage cannot empty the pool (RELIABILITY J3/J4).
-  app.get('/livez', (c) => c.json({ status: 'ok' }));
-  app.get('/readyz', (c) => {
-    if (draining) return c.json({ status: 'draining' }, 503);
-    if (shedder.overloaded()) return c.json({ status: 'overloaded' }, 503);
-    return c.json({ status: 'ready', tools: catalog.size });
+  addOperationalRoutes(app, {
+    draining: () => draining,
+    overloaded: () => shedder.overloaded(),
+    tools: () => catalog.size,
+    metrics,
   });
-  app.get('/metrics', async (c) =>
-    c.body(await metrics.render(), 200, { 'content-type': metrics.contentType }),
-  );
   const callersInForce = () => callers;
   for (const mount of mounts) app.route('/', mount(callersInForce));
   for (const face of faces) app.route('/', face.app);
   app.notFound((c) => primary.refuse(c, new SculptorError('request.not_found', 'Not found.')));
 
-  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-    const s = serve(
-      {
-        fetch: app.fetch,
-        port: settings.port,
-        hostname: settings.host,
-        // Slow clients cannot hold sockets forever (RELIABILITY A2/A3).
-        serverOptions: {
-          requestTimeout: settings.requestTimeoutMs,
-          headersTimeout: settings.headersTimeoutMs,
-          // Node checks both timeouts only this often (default 30 s, which let a
-          // slow head live 30 s whatever headersTimeout said): check 4× per timeout.
-          connectionsCheckingInterval: Math.max(50, Math.min(1_000, settings.headersTimeoutMs / 4)),
-          keepAliveTimeout: 5_000,
-          maxHeaderSize: 16_384,
-        },
-      },
-      () => resolve(s),
-    );
-    s.once('error', reject);
-  });
-  if ('maxHeadersCount' in server) server.maxHeadersCount = 100;
+  const listener = await listen(app.fetch, settings);
 
-  // Requests whose response is not finished yet: the drain waits for these.
-  let inFlight = 0;
-  let idle: (() => void) | undefined;
-  server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
-    inFlight++;
-    res.once('close', () => {
-      inFlight--;
-      if (inFlight === 0) idle?.();
-    });
-  });
-  const settled = (ms: number): Promise<void> =>
-    inFlight === 0
-      ? Promise.resolve()
-      : new Promise((resolve) => {
-          const timer = setTimeout(done, ms);
-          function done() {
-            clearTimeout(timer);
-            idle = undefined;
-            resolve();
-          }
-          idle = done;
-        });
-
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   let closing: Promise<void> | undefined;
 
   return {
-    url: `http://${host}:${address.port}`,
+    url: listener.url,
     catalog: () => catalog,
     async reload(options = {}) {
       let next: Awaited<ReturnType<typeof compile>>;
@@ -336,19 +245,18 @@ export async function startGateway({
         draining = true;
         shedder.close();
         const started = performance.now();
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        if ('closeIdleConnections' in server) server.closeIdleConnections();
-        await settled(settings.drainMs);
-        const aborted = inFlight;
+        const closed = listener.stopAccepting();
+        await listener.settled(settings.drainMs);
+        const aborted = listener.inFlight;
         if (aborted > 0) {
           drain.abort(new SculptorError('gateway.draining', 'The gateway is shutting down; retry.'));
           // Streams a face holds open (MCP subscriptions/listen) end here rather than being cut.
           await Promise.allSettled(
             faces.map((face) => within(face.close?.() ?? Promise.resolve(), CLIENT_CLOSE_MS)),
           );
-          await settled(ABORT_GRACE_MS);
+          await listener.settled(ABORT_GRACE_MS);
         }
-        if ('closeAllConnections' in server) server.closeAllConnections();
+        listener.closeAll();
         await closed;
         logger?.info(
           { event: 'drained', drain_ms: Math.round(performance.now() - started), aborted },
@@ -363,11 +271,6 @@ export async function startGateway({
       return closing;
     },
   };
-}
-
-/** The engine as one face sees it: its invocations say which face they came through (metrics by face). */
-function throughFace(engine: Engine, face: string): Engine {
-  return { invoke: (tool, args, options = {}) => engine.invoke(tool, args, { ...options, face }) };
 }
 
 function within(promise: Promise<unknown>, ms: number): Promise<unknown> {

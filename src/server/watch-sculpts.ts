@@ -19,6 +19,13 @@ export interface WatchOptions {
    * to a Kubernetes ConfigMap's `..data` swap there.
    */
   files?: readonly string[];
+  /**
+   * Which names, changed in the watched folders, call `onChange` (by default every name but an
+   * editor temporary's). The Studio leaves out what it writes itself (test files, recordings).
+   */
+  relevant?: (name: string) => boolean;
+  /** Folder names below `dir` not watched, besides hidden folders and node_modules. */
+  skipFolders?: readonly string[];
 }
 
 /** Editor temporaries: backups, swap files, Emacs locks, Vim's write test. */
@@ -101,7 +108,8 @@ export function watchSculpts(
       // Gone or unreadable already.
     }
   };
-  const anyButTemporaries = (name: string) => !isEditorTemporary(name);
+  const anyButTemporaries = options.relevant ?? ((name: string) => !isEditorTemporary(name));
+  const skipped = new Set(['node_modules', ...(options.skipFolders ?? [])]);
   // The single files, by folder: their names, and ConfigMap internals (`..data`, `..data_tmp`, `..<timestamp>`).
   const fileFolders = new Map<string, Set<string>>();
   for (const file of options.files ?? []) {
@@ -114,7 +122,7 @@ export function watchSculpts(
     const folders = new Set([root]);
     try {
       for (const entry of await readdir(root, { withFileTypes: true, recursive: true })) {
-        if (entry.isDirectory() && !isHiddenBelow(root, entry.parentPath, entry.name)) {
+        if (entry.isDirectory() && !isHiddenBelow(root, entry.parentPath, entry.name, skipped)) {
           folders.add(path.join(entry.parentPath, entry.name));
         }
       }
@@ -144,8 +152,8 @@ export function watchSculpts(
   };
 }
 
-/** Whether a folder below `root` is hidden (it or a folder between) or node_modules. */
-function isHiddenBelow(root: string, parent: string, name: string): boolean {
+/** Whether a folder below `root` is hidden, or skipped by name (it or a folder between). */
+function isHiddenBelow(root: string, parent: string, name: string, skipped: ReadonlySet<string>): boolean {
   const segments = [...path.relative(root, parent).split(path.sep).filter(Boolean), name];
-  return segments.some((s) => s.startsWith('.') || s === 'node_modules');
+  return segments.some((s) => s.startsWith('.') || skipped.has(s));
 }

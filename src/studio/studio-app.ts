@@ -5,9 +5,10 @@ import { authenticate, bearerChallenge } from '../callers/authenticate.ts';
 import type { CallerDirectory } from '../callers/load-callers.ts';
 import { SculptorError } from '../errors/sculptor-error.ts';
 import type { Workspace } from './studio-workspace.ts';
+import { mountTryModel } from './try-model.ts';
 
 /**
- * The Studio's HTTP side (issue #17): the page and its scripts, served from the package (no
+ * The Studio's HTTP side: the page and its scripts, served from the package (no
  * CDN: machines here and many enterprise networks have no internet), and a small JSON API
  * over one workspace. The front end is Preact with htm — components and hooks in plain ES
  * modules, no build step — loaded through an import map. Everything lives below /studio, so
@@ -47,6 +48,8 @@ export interface StudioAppOptions {
   callers?: () => CallerDirectory | undefined;
   /** Also answer `/` (a redirect to the page): `sculptor studio`, not when mounted in the gateway. */
   root?: boolean;
+  /** Where "try with a model" reads its endpoint (SCULPTOR_EVAL_*): default, the process environment. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** A refusal in the API's shape: `{error: {code, message}}`. */
@@ -205,6 +208,7 @@ export function createStudioApp(workspace: Workspace, options: StudioAppOptions 
       return c.json({ error: { message: (err as Error).message } }, 400);
     }
   });
+  mountTryModel(app, workspace, options.env ? { env: options.env } : {});
   app.onError((err, c) =>
     err instanceof SyntaxError
       ? c.json({ error: { code: 'studio.json', message: `The body is not JSON: ${err.message}` } }, 400)

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { type FSWatcher, watch } from 'node:fs';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseDocument, stringify } from 'yaml';
 import { createMemoryStore } from '../cache/memory-store.ts';
 import { createCore } from '../server/create-core.ts';
+import { watchSculpts } from '../server/watch-sculpts.ts';
 import type { CompiledTool } from '../compile/compile-tool.ts';
 import { compileExpression } from '../compile/compile-expression.ts';
 import { compileEach } from '../compile/compile-sculpts.ts';
@@ -17,14 +17,15 @@ import { type InvocationReport } from '../engine/invoke-tool.ts';
 import { type SculptorError, toSculptorError } from '../errors/sculptor-error.ts';
 import { type BackendClient, type BackendRequest, createBackendClient } from '../http/backend-client.ts';
 import { loadRecordings, type ReplayServer, startReplayServer } from '../replay/index.ts';
-import { backendSecrets } from '../telemetry/redactor.ts';
-import { rebaseTools } from '../testing/index.ts';
+import { backendSecrets } from '../sculpt/backend-secrets.ts';
+import { compileWithPlaceholders, rebaseTools } from '../testing/index.ts';
+import { EVAL_SUFFIX } from '../eval/scenario-file.ts';
 import { TEST_SUFFIX } from '../testing/sculpt-test-file.ts';
 import { providerWarnings } from './provider-limits.ts';
 import { sideBySide } from './side-by-side.ts';
 
 /**
- * What the Studio shows of a sculpt folder (issue #17): its tools, every finding of
+ * What the Studio shows of a sculpt folder: its tools, every finding of
  * `sculptor check` (recomputed when a file changes), how each tool looks to every consumer,
  * and invocations run against recordings or the live backends with a per-step trace kept for
  * the mapping playground and for saving as a test. One workspace per Studio server.
@@ -44,10 +45,14 @@ export interface StepTrace {
   errorCode?: string;
   /** The request as sent, credentials and configured secrets masked. */
   request?: { method: string; url: string; headers: Record<string, string>; body?: unknown };
-  /** The backend's answer (not on a cache hit). */
-  response?: { status: number; contentType: string; bytes: number; body: unknown };
+  /** The backend's answer (not on a cache hit); `parsed`: an XML answer as the step reads it. */
+  response?: { status: number; contentType: string; bytes: number; body: unknown; parsed?: unknown };
   /** The step's value after its `result` projection (what later steps and the output read). */
   result?: unknown;
+  /** How deep in called workflows the step is: 0 for the tool's own steps (`ordering/find` is 1). */
+  depth?: number;
+  /** A step that calls an Arazzo workflow: that workflow's id (its steps are the rows after it). */
+  workflow?: string;
 }
 
 export interface RunRecord {
@@ -62,6 +67,8 @@ export interface RunRecord {
   steps: StepTrace[];
   /** The output projection's value, before the declared outputs are checked (absent when a step failed). */
   projection?: { value?: unknown; error?: string };
+  /** An Arazzo workflow's run: the projection reads the workflow's outputs, not the steps' results. */
+  workflow?: boolean;
   /** Every backend request the run's steps built, cache hit or not: a cold run makes them all. */
   requests: BackendRequest[];
 }
@@ -126,6 +133,18 @@ export async function openWorkspace(options: WorkspaceOptions) {
     replays.set(recordings, { generation, server });
     return server;
   };
+  // Recordings never check a credential: as `sculptor test` does, a run against them sends a
+  // placeholder for every unset credential variable (compiled once per generation, when needed).
+  let withPlaceholders: { generation: number; tools: Promise<CompiledTool[]> } | undefined;
+  const placeholderTool = async (tool: CompiledTool): Promise<CompiledTool> => {
+    if (!tool.steps.some((s) => s.backend.credentialsMissing.length > 0)) return tool;
+    if (withPlaceholders?.generation !== generation) {
+      withPlaceholders = { generation, tools: compileWithPlaceholders(dir, env, new Set()) };
+    }
+    const same = (t: CompiledTool) =>
+      t.signature.name === tool.signature.name && t.signature.version === tool.signature.version;
+    return (await withPlaceholders.tools.catch(() => [])).find(same) ?? tool;
+  };
   const find = (name: string, version?: number): CompiledTool | undefined => {
     const all = tools().filter((t) => t.signature.name === name);
     if (version !== undefined) return all.find((t) => t.signature.version === version);
@@ -135,55 +154,26 @@ export async function openWorkspace(options: WorkspaceOptions) {
     );
   };
 
-  // Recompiled on every save, as `serve --watch` does; a broken edit shows its errors. Each
-  // folder is watched on its own: Node's recursive mode on Linux watches files, and loses one an
-  // editor saves atomically (a temporary renamed over it). Test files and recordings (what
-  // "save as test" writes) change no finding, so they do not reset the page.
-  let timer: NodeJS.Timeout | undefined;
-  const watchers = new Map<string, FSWatcher>();
-  const recompile = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      void watchFolders();
-      void checkSculpts(dir, env).then((next) => {
-        check = next.tools ? next : { ...next, tools: check.tools };
-        generation++;
-        options.onChange?.();
-      });
-    }, 150);
-  };
-  const watchFolders = async () => {
-    const folders = [dir];
-    try {
-      for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
-        const folder = path.join(entry.parentPath, entry.name);
-        const segments = path.relative(dir, folder).split(path.sep);
-        if (entry.isDirectory() && !segments.some((p) => /^(\.|node_modules$|recordings$)/.test(p))) {
-          folders.push(folder);
-        }
-      }
-    } catch {
-      // The folder is gone: keep what is watched.
-    }
-    for (const folder of folders) {
-      if (watchers.has(folder)) continue;
-      try {
-        const watcher = watch(folder, (_event, file) => {
-          const name = String(file ?? '');
-          if (/\.(ya?ml|json)$/.test(name) && !name.endsWith(TEST_SUFFIX)) recompile();
-          else if (!name.includes('.')) recompile();
-        });
-        watcher.on('error', () => {
-          for (const watcher of watchers.values()) watcher.close();
-          watchers.delete(folder);
-        });
-        watchers.set(folder, watcher);
-      } catch {
-        // Removed meanwhile.
-      }
-    }
-  };
-  await watchFolders();
+  // Recompiled on every save, with the watcher `serve --watch` uses; a broken edit shows its
+  // errors. Test files and recordings (what "save as test" writes) change no finding, so they do
+  // not reset the page; a name without an extension is a folder made or removed.
+  const watcher = watchSculpts(
+    dir,
+    async () => {
+      const next = await checkSculpts(dir, env);
+      check = next.tools ? next : { ...next, tools: check.tools };
+      generation++;
+      options.onChange?.();
+    },
+    {
+      skipFolders: ['recordings'],
+      relevant: (name) =>
+        /\.(ya?ml|json)$/.test(name)
+          ? !name.endsWith(TEST_SUFFIX) && !name.endsWith(EVAL_SUFFIX)
+          : !name.includes('.'),
+    },
+  );
+  await watcher.ready;
 
   const secrets = (): string[] =>
     [...new Set(tools().flatMap((t) => t.steps.flatMap((s) => backendSecrets(s.backend))))].filter(
@@ -194,6 +184,8 @@ export async function openWorkspace(options: WorkspaceOptions) {
   return {
     dir,
     generation: () => generation,
+    /** Every compiled tool version of the folder (the last good compile). */
+    tools,
 
     catalog() {
       const byName = new Map<string, CompiledTool[]>();
@@ -324,10 +316,13 @@ export async function openWorkspace(options: WorkspaceOptions) {
           dir,
           options.recordings ?? path.join(path.dirname(tool.file), 'recordings'),
         );
-        target = rebaseTools([tool], (await replayFor(recordings)).url)[0]!;
+        target = rebaseTools([await placeholderTool(tool)], (await replayFor(recordings)).url)[0]!;
       }
-      const steps = new Map<string, StepTrace>();
-      const pending = new Map<string, BackendRequest>();
+      // Each execution of a step is its own row: a workflow may run a step again (retry, goto).
+      // The hooks of one execution come in order, a request first, so each opens its row.
+      const steps = new Map<string, StepTrace[]>();
+      const pending = new Map<StepTrace, BackendRequest>();
+      let workflowOutputs: Record<string, unknown> | undefined;
       const started = performance.now();
       // The Studio's client and store outlive a run, so a second run shows the cache's hits.
       const { engine } = createCore({
@@ -338,14 +333,22 @@ export async function openWorkspace(options: WorkspaceOptions) {
         // Recordings are served on loopback; live backends obey the gateway's own egress rule.
         allowPrivateEgress: mode === 'recordings' || allowPrivateEgress,
         debug: {
-          request: (id, request) => pending.set(id, request),
+          request: (id, request) => pending.set(openStep(steps, id), request),
+          workflowOutputs: (outputs) => {
+            workflowOutputs = outputs;
+          },
           result: (id, value) => {
             // A step's value may hold what its backend echoed back, a credential included.
             stepOf(steps, id).result = maskValue(value, secrets());
           },
+          decoded: (id, value) => {
+            // An XML answer (a SOAP envelope) shown as the JSON its step reads, beside its text.
+            const step = stepOf(steps, id);
+            if (typeof step.response?.body === 'string') step.response.parsed = maskValue(value, secrets());
+          },
           response: (id, response, sent) => {
-            const request = pending.get(id);
-            // What the page shows never carries a secret the call held, even echoed back (#13 F5).
+            const request = pending.get(stepOf(steps, id));
+            // What the page shows never carries a secret the call held, even echoed back.
             const shown = maskValue(response.body, [...sent, ...secrets()]);
             if (request) {
               answered.set(exchangeKey(request), {
@@ -391,10 +394,18 @@ export async function openWorkspace(options: WorkspaceOptions) {
       record.durationMs = performance.now() - started;
       // The report's steps, in the order they ran, with what the hooks saw; secrets masked.
       let at = 0;
+      const taken = new Map<string, number>();
       for (const s of report?.steps ?? []) {
-        const step = stepOf(steps, s.id);
-        const request = pending.get(s.id);
-        const declared = tool.steps.find((d) => d.id === s.id)?.cache;
+        const n = taken.get(s.id) ?? 0;
+        const heard = steps.get(s.id)?.[n];
+        if (heard) taken.set(s.id, n + 1);
+        const step = heard ?? blankStep(s.id);
+        const request = pending.get(step);
+        // A called workflow's step (`ordering/find`) is declared by its own id, when only one step has it.
+        const own = s.id.split('/').pop()!;
+        const matches = tool.steps.filter((d) => d.id === s.id || d.id === own);
+        const declared = matches.length === 1 ? matches[0]!.cache : undefined;
+        const calledWorkflow = s.backend === 'workflow';
         Object.assign(step, {
           backend: s.backend,
           operation: s.operation,
@@ -403,6 +414,8 @@ export async function openWorkspace(options: WorkspaceOptions) {
           ...(declared ? { cacheScope: declared.scope, cacheTtlMs: declared.ttlMs } : {}),
           durationMs: s.durationMs,
           startMs: at,
+          depth: s.id.split('/').length - 1,
+          ...(calledWorkflow ? { workflow: s.operation } : {}),
           ...(s.status !== undefined ? { status: s.status } : {}),
           ...(s.errorCode ? { errorCode: s.errorCode } : {}),
           ...(request
@@ -420,13 +433,25 @@ export async function openWorkspace(options: WorkspaceOptions) {
               }
             : {}),
         });
-        at += s.durationMs;
+        // A called workflow's row spans its own steps, which follow it and start where it starts.
+        if (!calledWorkflow) at += s.durationMs;
         record.steps.push(step);
       }
-      if (record.steps.length > 0 && !report) record.steps = [...steps.values()];
+      if (record.steps.length > 0 && !report) record.steps = [...steps.values()].flat();
       // The output projection's value, as the engine computed it from these steps' values (before
       // the declared outputs are checked): the trace's last row.
-      if (
+      if (tool.workflow) {
+        record.workflow = true;
+        // A workflow tool projects the workflow's outputs ($outputs), once the workflow finished.
+        if (workflowOutputs) {
+          try {
+            const bindings = { inputs, steps: {}, outputs: workflowOutputs };
+            record.projection = { value: maskValue(await tool.output.evaluate(inputs, bindings), secrets()) };
+          } catch (err) {
+            record.projection = { error: toSculptorError(err).message };
+          }
+        }
+      } else if (
         record.outputs ||
         record.error?.code.startsWith('output.') ||
         record.error?.code === 'projection.failed'
@@ -444,7 +469,7 @@ export async function openWorkspace(options: WorkspaceOptions) {
       }
       runs.set(record.id, record);
       if (runs.size > MAX_RUNS) runs.delete(runs.keys().next().value!);
-      record.requests = record.steps.flatMap((s) => pending.get(s.id) ?? []);
+      record.requests = record.steps.flatMap((s) => pending.get(s) ?? []);
       return { ...record, requests: undefined };
     },
 
@@ -476,7 +501,7 @@ export async function openWorkspace(options: WorkspaceOptions) {
             },
           };
         }
-        return { value: await compiled.evaluate(step.response.body, bindings) };
+        return { value: await compiled.evaluate(step.response.parsed ?? step.response.body, bindings) };
       } catch (err) {
         const jsonata = err as { code?: string; message?: string; position?: number };
         const e = toSculptorError(err) as SculptorError & { at?: { line: number; column: number } };
@@ -501,6 +526,12 @@ export async function openWorkspace(options: WorkspaceOptions) {
     async saveTest(runId: string, caseName: string) {
       const run = runs.get(runId);
       if (!run) throw new Error('Run the tool first: a test is saved from a run.');
+      // A test records what a tool does when it works: a failed run would pin the failure.
+      if (!run.outputs) {
+        throw new Error(
+          `This run failed (${run.error?.code ?? 'error'}): only a successful run is saved as a test.`,
+        );
+      }
       const tool = find(run.tool, run.version)!;
       const folder = path.dirname(tool.file);
       const recordingsDir = path.join(folder, 'recordings', 'studio');
@@ -521,7 +552,7 @@ export async function openWorkspace(options: WorkspaceOptions) {
         name: caseName,
         version: run.version,
         inputs: run.inputs,
-        expect: run.outputs ? { outputs: run.outputs } : { error: run.error!.code },
+        expect: { outputs: run.outputs },
         calls: run.requests.map((r) => `${r.method} ${pathOf(r.url)}`),
       };
       let text: string;
@@ -542,8 +573,7 @@ export async function openWorkspace(options: WorkspaceOptions) {
     },
 
     async close() {
-      clearTimeout(timer);
-      for (const watcher of watchers.values()) watcher.close();
+      watcher.close();
       await Promise.all(
         [...replays.values()].map(async (r) => (await r.server.catch(() => undefined))?.close()),
       );
@@ -570,13 +600,20 @@ function positionIn(source: string, offset: number): { offset: number; line: num
   return { offset, line, column: offset - before.lastIndexOf('\n') };
 }
 
-function stepOf(steps: Map<string, StepTrace>, id: string): StepTrace {
-  let step = steps.get(id);
-  if (!step) {
-    step = { id, backend: '', operation: '', outcome: 'not_run', cache: 'off', durationMs: 0, startMs: 0 };
-    steps.set(id, step);
-  }
+function blankStep(id: string): StepTrace {
+  return { id, backend: '', operation: '', outcome: 'not_run', cache: 'off', durationMs: 0, startMs: 0 };
+}
+
+/** A new execution of the step: its row. */
+function openStep(steps: Map<string, StepTrace[]>, id: string): StepTrace {
+  const step = blankStep(id);
+  steps.set(id, [...(steps.get(id) ?? []), step]);
   return step;
+}
+
+/** The step's execution in progress (its latest row). */
+function stepOf(steps: Map<string, StepTrace[]>, id: string): StepTrace {
+  return steps.get(id)?.at(-1) ?? openStep(steps, id);
 }
 
 function pathOf(url: string): string {

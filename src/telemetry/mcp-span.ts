@@ -20,8 +20,16 @@ const metaGetter: TextMapGetter<Readonly<Record<string, unknown>>> = {
   keys: (carrier) => Object.keys(carrier),
 };
 
-export function traceMcpCall<T>(call: McpCallSpan, run: () => Promise<T>): Promise<T> {
-  if (!tracingActive()) return run();
+/**
+ * `run` answers the call and says, through `failed`, when its answer is an error the model
+ * reads (MCP's `isError`), by its stable code: the face decides what is an error, the span
+ * records it.
+ */
+export function traceMcpCall<T>(
+  call: McpCallSpan,
+  run: (failed: (code: string) => void) => Promise<T>,
+): Promise<T> {
+  if (!tracingActive()) return run(IGNORED);
   const parent =
     typeof call.meta?.traceparent === 'string'
       ? propagation.extract(context.active(), call.meta, metaGetter)
@@ -40,15 +48,10 @@ export function traceMcpCall<T>(call: McpCallSpan, run: () => Promise<T>): Promi
     parent,
     async (span) => {
       try {
-        const result = await run();
-        // A tool outcome the model reads (isError) is the call's error, by its stable code.
-        const error = (result as { isError?: boolean; _meta?: Record<string, { code?: string }> } | undefined)
-          ?._meta?.['io.sculptor/error'];
-        if ((result as { isError?: boolean } | undefined)?.isError) {
-          span.setAttribute(ATTR.errorType, error?.code ?? 'tool_error');
+        return await run((code) => {
+          span.setAttribute(ATTR.errorType, code);
           span.setStatus({ code: SpanStatusCode.ERROR });
-        }
-        return result;
+        });
       } catch (err) {
         span.setAttribute(ATTR.errorType, err instanceof Error ? err.name : 'unknown');
         span.setStatus({ code: SpanStatusCode.ERROR });
@@ -59,3 +62,5 @@ export function traceMcpCall<T>(call: McpCallSpan, run: () => Promise<T>): Promi
     },
   );
 }
+
+const IGNORED = (): void => {};

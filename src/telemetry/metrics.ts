@@ -30,6 +30,8 @@ export interface InvocationMetrics {
     errorCode?: string;
     durationMs: number;
   }>;
+  /** Set when this invocation's budget breach suspended its tool. */
+  suspended?: { tool: string; version: number };
 }
 
 /** Counters a cache keeps itself (CacheStore.stats(), StepCache.stats()), read at scrape time. */
@@ -55,7 +57,7 @@ export interface GatewayMetrics {
 export interface MetricsOptions {
   /** The store's counters (hits, misses, errors, timeouts, …) by name. */
   cacheStore?: CounterSource;
-  /** The step cache's counters (integrityViolations, …) by name. */
+  /** The step cache's counters (integrityViolations, expired, …) by name. */
   stepCache?: CounterSource;
   /** Node process metrics (CPU, memory, event-loop lag, GC). Default true. */
   processMetrics?: boolean;
@@ -104,6 +106,12 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     name: 'sculptor_face_invocations_total',
     help: 'Tool invocations by the face they came through (a2t, mcp) and outcome (ok or the error code).',
     labelNames: ['face', 'outcome'] as const,
+    registers: [registry],
+  });
+  const suspensions = new Counter({
+    name: 'sculptor_tool_suspensions_total',
+    help: 'Tools suspended because their expressions kept exceeding the evaluation budget (SCULPTOR_TOOL_SUSPEND_*), by tool and version.',
+    labelNames: ['tool', 'version'] as const,
     registers: [registry],
   });
   const inFlight = new Gauge({
@@ -157,6 +165,18 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
         this.inc(read().integrityViolations ?? 0);
       },
     });
+    const refusals = { expired: 'expired', previous_format: 'previousFormat', secret: 'secretsWithheld' };
+    new Counter({
+      name: 'sculptor_cache_refused_total',
+      help: 'Step-cache entries refused that were not forged: expired (read past the expiry their envelope carries, whatever the store TTL said; deleted), previous_format (written by the previous envelope version), secret (an answer holding a credential, served but never stored).',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        const counts = read();
+        for (const [reason, counter] of Object.entries(refusals)) this.inc({ reason }, counts[counter] ?? 0);
+      },
+    });
   }
 
   return {
@@ -168,6 +188,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
       if (face !== undefined) byFace.add(`${face}\u0000${outcome}`, () => ({ face, outcome }));
       const invocation = `${tool}\u0000${version}\u0000${outcome}`;
       const invocationLabels = () => ({ tool, version: String(version), outcome });
+      if (report.suspended) suspensions.inc({ tool, version: String(version) });
       invocations.add(invocation, invocationLabels);
       invocationSeconds.observe(invocation, invocationLabels, report.durationMs / 1000);
       for (const step of report.steps) {

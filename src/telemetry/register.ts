@@ -47,10 +47,10 @@ if (settings.tracing) {
     // Traces only: no OTLP metrics or logs (Prometheus /metrics, JSON on stdout).
     metricReaders: [],
     logRecordProcessors: [],
-    // OTLP/HTTP protobuf (the default): the same exporter, with a cheaper serializer (issue #18).
+    // OTLP/HTTP protobuf (the default): the same exporter, with a cheaper serializer.
     ...(exportsOtlpProtobuf(process.env) ? { traceExporter: createTraceExporter() } : {}),
-    // A CLIENT span per backend call only when asked (SCULPTOR_TRACE_BACKEND_CALLS=true,
-    // issue #18); otherwise the gateway injects the trace context into backend calls itself
+    // A CLIENT span per backend call only when asked (SCULPTOR_TRACE_BACKEND_CALLS=true);
+    // otherwise the gateway injects the trace context into backend calls itself
     // (tracing.ts, withTraceContext).
     instrumentations: settings.backendCallSpans
       ? [

@@ -17,7 +17,6 @@ import {
   SpanStatusCode,
   trace,
 } from '@opentelemetry/api';
-import { redactUrl } from '../http/redact-url.ts';
 import { telemetryHandle } from './sdk-handle.ts';
 
 export const TRACER_NAME = 'sculptor';
@@ -81,16 +80,6 @@ export function backendCallOf(ctx: Context = context.active()): BackendCall | un
   return ctx.getValue(BACKEND_CALL) as BackendCall | undefined;
 }
 
-/** `https://user:pw@h/base/` + `/pets/{id}` → `https://REDACTED:REDACTED@h/base/pets/{id}`, no query or fragment. */
-export function backendUrlTemplate(baseUrl: string, pathTemplate: string): string {
-  const redacted = redactUrl(baseUrl);
-  if (redacted.startsWith('[')) return redacted;
-  const url = new URL(redacted);
-  url.search = '';
-  url.hash = '';
-  return `${url.href.replace(/\/+$/, '')}${pathTemplate}`;
-}
-
 /** `?city=Paris&key=s3cr3t` → `?city=REDACTED&key=REDACTED`: names kept, every value hidden. */
 export function redactQueryValues(search: string): string {
   if (search === '' || search === '?') return '';
@@ -136,7 +125,7 @@ function stepAttributes(step: StepDescription): Record<string, string> {
  * Runs one step inside its own span, a child of the invocation span, and
  * makes the backend call's URL template available to the HTTP client span.
  *
- * `fold` (a tool of one step, issue #18): no span of its own, which would say nothing its
+ * `fold` (a tool of one step): no span of its own, which would say nothing its
  * parent does not; its attributes (step id, backend, operation, URL template, outcome, cache,
  * status, error) go on the active span, the invocation's `execute_tool`.
  */

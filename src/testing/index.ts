@@ -1,9 +1,11 @@
 // Sculpt tests: *.test.yaml cases run against recorded backend exchanges.
+export { type OfflineBackends, startOfflineBackends } from './offline-backends.ts';
 export { rebaseTools, rebaseUrl, replayEnv } from './point-at-replay.ts';
 export {
   type ActualOutcome,
   type CaseFailure,
   checkCase,
+  compileWithPlaceholders,
   formatSculptTestRun,
   invocationBody,
   type ObservedCall,
@@ -15,6 +17,7 @@ export {
 } from './run-sculpt-tests.ts';
 export {
   type CaseExpectation,
+  findFilesBySuffix,
   findSculptsFolder,
   findSculptTestFiles,
   loadSculptTestFile,

@@ -1,7 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CompiledBackend } from '../compile/compile-backends.ts';
-import type { CompiledTool } from '../compile/compile-tool.ts';
+import type { CompiledStep, CompiledTool } from '../compile/compile-tool.ts';
+import type { WorkflowProgram } from '../compile/workflow-program.ts';
 import { BACKENDS_FILE } from '../sculpt/load-sculpts.ts';
 import { parseYamlSource } from '../sculpt/yaml-source.ts';
 
@@ -34,10 +35,41 @@ export function rebaseTools(tools: readonly CompiledTool[], origin: string): Com
     }
     return copy;
   };
+  const stepFor = (step: CompiledStep): CompiledStep => ({ ...step, backend: backendFor(step.backend) });
   return tools.map((tool) => ({
     ...tool,
-    steps: tool.steps.map((step) => ({ ...step, backend: backendFor(step.backend) })),
+    steps: tool.steps.map(stepFor),
+    ...(tool.workflow
+      ? { workflow: { ...tool.workflow, program: rebaseProgram(tool.workflow.program, stepFor, new Map()) } }
+      : {}),
   }));
+}
+
+/**
+ * A workflow runs its program's steps, not the tool's flat list of them: the copy reaches every
+ * operation step, those of the workflows it calls and depends on included (each copied once, so
+ * a workflow called twice stays one program, and the copies are made as the runner first asks).
+ */
+function rebaseProgram(
+  program: WorkflowProgram,
+  stepFor: (step: CompiledStep) => CompiledStep,
+  copies: Map<WorkflowProgram, WorkflowProgram>,
+): WorkflowProgram {
+  const known = copies.get(program);
+  if (known) return known;
+  const copy: WorkflowProgram = { ...program, steps: [], dependsOn: [] };
+  copies.set(program, copy);
+  const later = (next: () => WorkflowProgram) => {
+    let made: WorkflowProgram | undefined;
+    return () => (made ??= rebaseProgram(next(), stepFor, copies));
+  };
+  copy.steps = program.steps.map((step) => ({
+    ...step,
+    ...(step.call ? { call: { ...step.call, step: stepFor(step.call.step) } } : {}),
+    ...(step.workflow ? { workflow: { ...step.workflow, program: later(step.workflow.program) } } : {}),
+  }));
+  copy.dependsOn = program.dependsOn.map(later);
+  return copy;
 }
 
 /** A baseUrl that is exactly one environment reference, `${NAME}` or `${NAME:-default}`. */

@@ -151,7 +151,7 @@ export const PLACEHOLDER_CREDENTIAL = 'sculptor-test-placeholder';
  * placeholder value (noted in `placeholders`, which the report shows) instead of
  * failing every case with upstream.credentials_missing.
  */
-async function compileWithPlaceholders(
+export async function compileWithPlaceholders(
   dir: string,
   env: Readonly<Record<string, string | undefined>>,
   placeholders: Set<string>,

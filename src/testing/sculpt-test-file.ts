@@ -150,7 +150,12 @@ function schemaErrors(errors: ErrorObject[]): SchemaProblem[] {
 }
 
 /** Test files named directly, or found below folders (name order, so runs are repeatable). */
-export async function findSculptTestFiles(paths: string[]): Promise<string[]> {
+export function findSculptTestFiles(paths: string[]): Promise<string[]> {
+  return findFilesBySuffix(paths, TEST_SUFFIX);
+}
+
+/** Files named directly, or those below folders whose name ends in `suffix`, in name order. */
+export async function findFilesBySuffix(paths: readonly string[], suffix: string): Promise<string[]> {
   const found: string[] = [];
   for (const p of paths) {
     const absolute = path.resolve(p);
@@ -162,7 +167,7 @@ export async function findSculptTestFiles(paths: string[]): Promise<string[]> {
     const entries = await readdir(absolute, { withFileTypes: true, recursive: true });
     found.push(
       ...entries
-        .filter((e) => e.isFile() && e.name.endsWith(TEST_SUFFIX))
+        .filter((e) => e.isFile() && e.name.endsWith(suffix))
         .map((e) => path.join(e.parentPath, e.name))
         .filter((f) => !f.split(path.sep).includes('node_modules'))
         .sort(),

@@ -1,5 +1,5 @@
 /**
- * The import table of ARCHITECTURE.md is enforced by lint (eslint.config.js, issue #22): a face
+ * The import table of ARCHITECTURE.md is enforced by lint (eslint.config.js): a face
  * importing another face or designer/, or a stage importing a later one, fails `npm run lint`.
  */
 import { ESLint } from 'eslint';
@@ -16,7 +16,7 @@ describe('lint: the import table', () => {
   it('refuses a face importing another face', async () => {
     const messages = await restricted(
       'src/faces/mcp/probe.ts',
-      "import { A2T_ERRORS } from '../a2t/a2t-errors.ts';\nexport const x = A2T_ERRORS;\n",
+      "import { problem } from '../a2t/a2t-face.ts';\nexport const x = problem;\n",
     );
     expect(messages).toEqual([expect.stringContaining('A face may not import another face')]);
   });
@@ -41,11 +41,35 @@ describe('lint: the import table', () => {
     ).toEqual([expect.stringContaining('web framework')]);
   });
 
-  it('lets faces share through faces/shared and read the catalog', async () => {
+  it('keeps telemetry a leaf: the engine may not import it, nor it the engine', async () => {
+    expect(
+      await restricted(
+        'src/engine/probe.ts',
+        "import { traceStep } from '../telemetry/tracing.ts';\nexport const x = traceStep;\n",
+      ),
+    ).toEqual([expect.stringContaining('src/engine may not import src/telemetry')]);
+    expect(
+      await restricted(
+        'src/telemetry/probe.ts',
+        "import type { Engine } from '../engine/invoke-tool.ts';\nexport type X = Engine;\n",
+      ),
+    ).toEqual([expect.stringContaining('src/telemetry may not import src/engine')]);
+  });
+
+  it('lets faces reach the call service (src/invoke)', async () => {
     expect(
       await restricted(
         'src/faces/mcp/probe.ts',
-        "import { readJsonBody } from '../shared/read-json-body.ts';\nimport type { Catalog } from '../../catalog/catalog.ts';\nexport const x: [typeof readJsonBody, Catalog?] = [readJsonBody];\n",
+        "import { outputRecord } from '../../invoke/call-service.ts';\nexport const x = outputRecord;\n",
+      ),
+    ).toEqual([]);
+  });
+
+  it('lets faces share through faces/common and read the catalog', async () => {
+    expect(
+      await restricted(
+        'src/faces/mcp/probe.ts',
+        "import { readJsonBody } from '../common/read-json-body.ts';\nimport type { Catalog } from '../../catalog/catalog.ts';\nexport const x: [typeof readJsonBody, Catalog?] = [readJsonBody];\n",
       ),
     ).toEqual([]);
   });

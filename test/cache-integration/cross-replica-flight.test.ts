@@ -1,5 +1,5 @@
 /**
- * Single flight across replicas (issue #20): three step caches, each over its own Redis
+ * Single flight across replicas: three step caches, each over its own Redis
  * connection as three gateway replicas have, share one cold key. These cases fail without the
  * lease (each replica then loads once: 3) and show both ways a waiter stops waiting.
  */

@@ -1,6 +1,6 @@
 /**
- * Issue #13: cache envelopes carried no MAC, so anyone who could write to Redis could serve
- * forged step results. Now each is `<HMAC>.<JSON>` under a key derived from SCULPTOR_SECRET;
+ * Without a MAC, anyone who could write to Redis could serve forged step results, so each
+ * cache envelope is `<HMAC>.<JSON>` under a key derived from SCULPTOR_SECRET;
  * over the real Redis, a forged or unauthenticated entry is a miss and counted.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,7 +36,7 @@ describe('authenticated cache envelopes in Redis', () => {
     const [full] = await redis.waitForKeys(prefix, 1);
     expect(full).toBe(`${prefix}price`);
     const written = (await redis.get(full!))!;
-    expect(written).toMatch(/^[A-Za-z0-9_-]{43}\.\{"v":1,"key":"price"/);
+    expect(written).toMatch(/^[A-Za-z0-9_-]{43}\.\{"v":2,"key":"price"/);
 
     // A second replica, same SCULPTOR_SECRET: the entry is served.
     const other = stepCache(replica);
@@ -47,7 +47,12 @@ describe('authenticated cache envelopes in Redis', () => {
     const forgeries = [
       json, // no MAC at all (as entries were written before)
       `${written.slice(0, 43)}.${json}`, // the old MAC over altered JSON
-      encodeEnvelope('price', answer(0), Date.now(), envelopeMacKey('a-guessed-secret')),
+      encodeEnvelope(
+        'price',
+        answer(0),
+        { createdAt: Date.now(), expiresAt: Date.now() + 60_000 },
+        envelopeMacKey('a-guessed-secret'),
+      ),
     ];
     let load = 20;
     for (const forged of forgeries) {

@@ -1,5 +1,5 @@
 /**
- * The per-caller rate limit shared by replicas through Redis (issue #20): three gateways on
+ * The per-caller rate limit shared by replicas through Redis: three gateways on
  * the real Redis admit the configured burst once between them, not once each; with Redis
  * unreachable each falls back to its own bucket (documented slack: replicas × the limit).
  */

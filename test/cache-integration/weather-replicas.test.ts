@@ -116,7 +116,7 @@ describe('single flight (RELIABILITY E6, E8)', () => {
     }
   });
 
-  it('three replicas, 50 concurrent invocations each, one cold key: one call per cached step in all (issue #20)', async () => {
+  it('three replicas, 50 concurrent invocations each, one cold key: one call per cached step in all', async () => {
     const p = prefix('flight3');
     const replicas = [await replica(p), await replica(p), await replica(p)];
     const since = w.replay.requests.length;

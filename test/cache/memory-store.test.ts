@@ -19,6 +19,15 @@ describe('createMemoryStore', () => {
     expect(store.stats()).toMatchObject({ hits: 1, misses: 1, sets: 1 });
   });
 
+  it('deletes a key on request, and leaves the others', async () => {
+    store = createMemoryStore();
+    store.set('a', 'alpha', 10_000);
+    store.set('b', 'beta', 10_000);
+    store.delete('a');
+    expect(await store.get('a')).toBeUndefined();
+    expect(await store.get('b')).toBe('beta');
+  });
+
   it('expires each entry after its own TTL', async () => {
     store = createMemoryStore();
     store.set('short', 's', 30);

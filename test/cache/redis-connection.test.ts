@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseRedisUrl, redisSecrets } from '../../src/cache/redis-connection.ts';
 import { readSettings } from '../../src/config/settings.ts';
 
-describe('REDIS_URL forms (issue #20)', () => {
+describe('REDIS_URL forms', () => {
   it('one node: handed to ioredis as written', () => {
     expect(parseRedisUrl('rediss://app:pw@cache.example:6380/2')).toEqual({
       kind: 'node',

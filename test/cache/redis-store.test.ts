@@ -13,7 +13,7 @@ import { reportFigures } from '../support/report-figures.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-describe('redisOptions (F1, F4)', () => {
+describe('redisOptions', () => {
   it('pins the settings of a cache that must never block a request', () => {
     const { retryStrategy, ...rest } = redisOptions();
     expect(rest).toEqual({

@@ -26,6 +26,7 @@ function recordingStore(): CacheStore & { ttls: Map<string, number> } {
     },
     claim: (key, ttlMs) => inner.claim(key, ttlMs),
     release: (key) => inner.release(key),
+    delete: (key) => inner.delete(key),
     close: () => inner.close(),
     stats: () => inner.stats(),
     ttls,
@@ -66,7 +67,7 @@ describe('StepCache', () => {
       outcome: 'hit',
     });
     expect(loads).toBe(1);
-    const stored = decodeEnvelope((await store.get('k'))!, 'k', envelopeMacKey(SECRET));
+    const stored = decodeEnvelope((await store.get('k'))!, 'k', envelopeMacKey(SECRET), Date.now());
     expect(stored).toMatchObject({ ok: true, value: { lat: 48.85, lon: 2.35 } });
     expect(cache.stats()).toMatchObject({ hits: 1, misses: 1, loads: 1, stored: 1, inFlight: 0 });
   });
@@ -193,9 +194,11 @@ describe('StepCache', () => {
       '"a string"',
       '[1,2]',
       'null',
+      '{"v":3,"key":"x","createdAt":1,"expiresAt":9e15,"value":1}',
       '{"v":2,"key":"x","createdAt":1,"value":1}',
-      '{"v":1,"key":"x","createdAt":"now","value":1}',
-      '{"v":1,"key":"x","createdAt":1}',
+      '{"v":2,"key":"x","createdAt":"now","expiresAt":9e15,"value":1}',
+      '{"v":2,"key":"x","createdAt":1,"expiresAt":"never","value":1}',
+      '{"v":2,"key":"x","createdAt":1,"expiresAt":9e15}',
     ];
     // MAC'd under the cache's own secret, so the shape checks behind the MAC are what refuses them.
     for (const raw of bad) {
@@ -206,12 +209,63 @@ describe('StepCache', () => {
     expect(cache.stats().integrityViolations).toBe(bad.length);
   });
 
+  it("refuses, counts and deletes an entry past its envelope's expiry, though the store still holds it", async () => {
+    const store = recordingStore();
+    let clock = 1_000_000;
+    const cache = new StepCache(store, { secret: SECRET, jitter: 0, now: () => clock });
+    await cache.getOrLoad('k', 60_000, async () => ({ value: 'old', cacheable: true }));
+    // The envelope expires with the TTL the store was given.
+    const written = decodeEnvelope((await store.get('k'))!, 'k', envelopeMacKey(SECRET), clock);
+    expect(written).toMatchObject({ ok: true, createdAt: clock, expiresAt: clock + store.ttls.get('k')! });
+
+    clock += 59_999;
+    expect(
+      (await cache.getOrLoad('k', 60_000, async () => ({ value: 'new', cacheable: false }))).outcome,
+    ).toBe('hit');
+    // The store's own clock has not moved (its TTL is wall time): only the envelope says it expired.
+    clock += 1;
+    expect(await cache.getOrLoad('k', 60_000, async () => ({ value: 'new', cacheable: false }))).toEqual({
+      value: 'new',
+      outcome: 'miss',
+    });
+    expect(cache.stats()).toMatchObject({ expired: 1, integrityViolations: 0 });
+    expect(await store.get('k')).toBeUndefined();
+  });
+
+  it('an authentic entry of the previous envelope format is a miss, counted apart from integrity violations', async () => {
+    const store = createMemoryStore();
+    const cache = new StepCache(store, { secret: SECRET });
+    store.set('old', mac('{"v":1,"key":"old","createdAt":1,"value":"stale"}'), 60_000);
+    expect(await cache.getOrLoad('old', 60_000, async () => ({ value: 'fresh', cacheable: true }))).toEqual({
+      value: 'fresh',
+      outcome: 'miss',
+    });
+    expect(cache.stats()).toMatchObject({ previousFormat: 1, integrityViolations: 0 });
+  });
+
+  it('serves but never stores an answer that holds one of its secrets', async () => {
+    const store = recordingStore();
+    const cache = new StepCache(store, { secret: SECRET });
+    const secrets = ['tok-0123456789', 'tok\\"quoted'];
+    const load = (body: unknown) => async () => ({ value: { status: 200, body }, cacheable: true, secrets });
+    expect(await cache.getOrLoad('a', 60_000, load({ echoed: 'Bearer tok-0123456789' }))).toEqual({
+      value: { status: 200, body: { echoed: 'Bearer tok-0123456789' } },
+      outcome: 'miss',
+    });
+    // Searched in the string the store would keep: the secret `tok"quoted` appears JSON-escaped.
+    await cache.getOrLoad('b', 60_000, load({ echoed: 'tok"quoted' }));
+    await cache.getOrLoad('c', 60_000, load({ echoed: 'nothing secret' }));
+    expect([...store.ttls.keys()]).toEqual(['c']);
+    expect(cache.stats()).toMatchObject({ secretsWithheld: 2, stored: 1 });
+    expect((await cache.getOrLoad('a', 60_000, load({}))).outcome).toBe('miss');
+  });
+
   it('never lets a cached __proto__ reach a prototype', async () => {
     const store = createMemoryStore();
     const cache = new StepCache(store, { secret: SECRET });
     store.set(
       'p',
-      mac('{"v":1,"key":"p","createdAt":1,"value":{"__proto__":{"polluted":true},"a":1}}'),
+      mac('{"v":2,"key":"p","createdAt":1,"expiresAt":9e15,"value":{"__proto__":{"polluted":true},"a":1}}'),
       60_000,
     );
     const { value, outcome } = await cache.getOrLoad<Record<string, unknown>>('p', 60_000, async () => ({
@@ -289,6 +343,9 @@ describe('StepCache', () => {
       },
       release: () => {
         throw new Error('release exploded');
+      },
+      delete: () => {
+        throw new Error('delete exploded');
       },
       set: () => {
         throw new Error('set exploded');

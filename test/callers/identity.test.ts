@@ -1,12 +1,13 @@
 /**
- * Callers authenticated by a real identity provider (issue #21, RELIABILITY D1): oidc-provider on
+ * Callers authenticated by a real identity provider (RELIABILITY D1): oidc-provider on
  * loopback issues JWT access tokens; the gateway discovers its keys and maps claims to tenants.
  */
-import { base64url, SignJWT } from 'jose';
+import { base64url, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolIdFor } from '../../src/compile/tool-signature.ts';
 import { type LabBackend, labUser, startLabBackend } from '../engine/lab-backend.ts';
 import { type IdentityProviderHarness, startIdentityProvider } from '../support/identity-provider.ts';
+import { reportFigures } from '../support/report-figures.ts';
 import { invoke, startTestGateway } from '../support/start-test-gateway.ts';
 
 const SCULPTS = 'test/hardening/fixtures/tenancy';
@@ -193,6 +194,106 @@ describe('inbound: access tokens of the identity provider', () => {
     expect(res.status).toBe(401);
     expect(res.body.code).toBe('auth.unauthenticated');
     expect(res.headers.get('www-authenticate')).toBe('Bearer realm="sculptor"');
+  });
+});
+
+describe('inbound: tokens naming a key the provider never published', () => {
+  /** Signed with a key of the test's own, under a `kid` the provider does not publish. */
+  async function forgeUnknownKeys(count: number): Promise<string[]> {
+    const { privateKey } = await generateKeyPair('RS256');
+    const now = Math.floor(Date.now() / 1000);
+    return Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        new SignJWT({ org: 'acme', scope: 'tools.read' })
+          .setProtectedHeader({ alg: 'RS256', kid: `forged-${i}-${now}`, typ: 'at+jwt' })
+          .setIssuer(idp.issuer)
+          .setAudience(AUDIENCE)
+          .setSubject('alice')
+          .setExpirationTime(now + 300)
+          .sign(privateKey),
+      ),
+    );
+  }
+  const keyFetches = () => idp.requests[idp.keysPath] ?? 0;
+  /** Calls with each token, 30 at a time; the statuses and codes, in order. */
+  async function callAll(tokens: string[]): Promise<Array<Awaited<ReturnType<typeof call>>>> {
+    const results = [];
+    for (let i = 0; i < tokens.length; i += 30) {
+      results.push(...(await Promise.all(tokens.slice(i, i + 30).map((t) => call('tenant_whoami', t)))));
+    }
+    return results;
+  }
+
+  it('300 forged tokens: 300 × 401 invalid_token with the challenge; the keys fetched at most once per interval', async () => {
+    const tokens = await forgeUnknownKeys(300);
+    const before = keyFetches();
+    const started = performance.now();
+    const results = await callAll(tokens);
+    const elapsedMs = performance.now() - started;
+    const codes = new Set(results.map((r) => `${r.status} ${String(r.body.code)}`));
+    expect([...codes]).toEqual(['401 auth.invalid_token']);
+    for (const res of results) {
+      expect(res.headers.get('www-authenticate')).toMatch(/^Bearer realm="sculptor", error="invalid_token"/);
+    }
+    // keyRefreshSeconds is 1 in this callers file: one fetch per started second at most.
+    const fetches = keyFetches() - before;
+    expect(fetches).toBeLessThanOrEqual(Math.ceil(elapsedMs / 1000) + 1);
+    reportFigures(`identity: 300 unknown kids in ${Math.round(elapsedMs)} ms, ${fetches} key fetches`);
+  });
+
+  it('with a 60 s refresh interval, 300 unknown key ids cost the provider the one fetch that loaded the keys', async () => {
+    const { createIdentityProvider } = await import('../../src/callers/identity-provider.ts');
+    const provider = createIdentityProvider({
+      issuer: idp.issuer,
+      audience: AUDIENCE,
+      algorithms: ['RS256'],
+      clockSkewSeconds: 5,
+      keyRefreshSeconds: 60,
+      allowHttp: true,
+    });
+    const before = keyFetches();
+    const valid = await idp.token('alice', AUDIENCE, 'tools.read');
+    expect((await provider.verify(valid)).claims.org).toBe('acme');
+    const verdicts = await Promise.all(
+      (await forgeUnknownKeys(300)).map((token) =>
+        provider.verify(token).then(
+          () => 'accepted',
+          (err: { code?: string }) => err.code,
+        ),
+      ),
+    );
+    expect(new Set(verdicts)).toEqual(new Set(['auth.invalid_token']));
+    expect(keyFetches() - before).toBe(1);
+  });
+
+  it("the provider's keys unreachable: an unknown key is 503 provider_unavailable, bounded; known keys still verify", async () => {
+    const tokens = await forgeUnknownKeys(50);
+    const valid = await idp.token('alice', AUDIENCE, 'tools.read');
+    idp.keysDown = true;
+    try {
+      // Past the refresh interval, so that the first unknown key may ask the provider again.
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const before = keyFetches();
+      const started = performance.now();
+      const results = await callAll(tokens);
+      const elapsedMs = performance.now() - started;
+      for (const res of results) {
+        expect([res.status, res.body.code, res.body.retryable]).toEqual([
+          503,
+          'auth.provider_unavailable',
+          true,
+        ]);
+      }
+      expect(keyFetches() - before).toBeGreaterThanOrEqual(1);
+      expect(keyFetches() - before).toBeLessThanOrEqual(Math.ceil(elapsedMs / 1000) + 1);
+      // The keys already held still verify the provider's own tokens.
+      expect((await call('tenant_whoami', valid)).status).toBe(200);
+    } finally {
+      idp.keysDown = false;
+    }
+    // Back up, past the interval: the unknown key is asked about once more, and is refused.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await invalid(tokens[0]!);
   });
 });
 

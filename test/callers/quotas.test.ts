@@ -1,5 +1,5 @@
 /**
- * Per-tenant quotas from the callers file (issue #20), counted across three replicas through
+ * Per-tenant quotas from the callers file, counted across three replicas through
  * the real Redis: acme may invoke its tenant_* tools 5 times a minute in all; the sixth gets
  * 429 request.quota_exceeded with Retry-After, whichever replica it reaches; other tools and
  * other tenants are not counted.

@@ -1,5 +1,5 @@
 /**
- * Groups from the sculpts' folders (issue #16): ids, parents, a group of groups, tools counted
+ * Groups from the sculpts' folders: ids, parents, a group of groups, tools counted
  * with their subgroups', and group search that only counts the tools a caller may see.
  */
 import path from 'node:path';

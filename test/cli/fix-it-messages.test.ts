@@ -9,9 +9,9 @@ import { parse } from 'yaml';
 import { type CliProcess, copySamples, REPO, removeFolder, runCli, startCli, tempFolder } from './run-cli.ts';
 
 /**
- * The designer walk-through of issue #14, as regression tests: each error a new
- * user met says how to fix it (the variable to set, the setting to change, why),
- * and init writes a scaffold worth keeping (#4).
+ * A new designer's walk-through, as regression tests: each error a new
+ * user meets says how to fix it (the variable to set, the setting to change, why),
+ * and init writes a scaffold worth keeping (step 4).
  * A Petstore on loopback stands in for the backend; the CLI runs as a process.
  */
 let server: Server;
@@ -72,7 +72,7 @@ async function petstoreWithKey(): Promise<string> {
   return dir;
 }
 
-describe('issue #14 walk-through: every designer error says how to fix it', { timeout: 120_000 }, () => {
+describe('designer walk-through: every designer error says how to fix it', { timeout: 120_000 }, () => {
   it('1. unset credentials: test supplies placeholders and says so; invoke names the variable; serve warns at start', async () => {
     const dir = await petstoreWithKey();
 

@@ -9,8 +9,10 @@ const COMMANDS = [
   'check',
   'test',
   'init',
+  'operations',
   'export',
   'diff',
+  'eval',
   'lock',
   'invoke',
   'studio',
@@ -68,7 +70,7 @@ describe('sculptor --agent (ATIP)', () => {
     expect(format).toMatchObject({
       flags: ['-f', '--format'],
       type: 'enum',
-      enum: ['openai', 'anthropic', 'gemini', 'agent-tool'],
+      enum: ['openai', 'anthropic', 'gemini', 'agent-tool', 'arazzo'],
       required: true,
     });
   });

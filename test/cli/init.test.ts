@@ -5,7 +5,7 @@ import { parse } from 'yaml';
 import { findingsOf, REPO, removeFolder, runCli, tempFolder } from './run-cli.ts';
 
 /** The shared corpus of real documents (see its SOURCES.md), beside the repository. */
-const SPECS = path.resolve(REPO, '../shared/specs');
+const SPECS = path.resolve(REPO, 'test/fixtures/specs');
 const folders: string[] = [];
 afterEach(async () => {
   await Promise.all(folders.splice(0).map(removeFolder));

@@ -22,7 +22,7 @@ beforeAll(async () => {
         JSON.stringify({ id: 1, name: 'Rex', status: 'available', category: { name: 'Dogs' }, tags: [] }),
       );
     } else if (url.pathname === '/v2/pet/2' || url.pathname === '/v2/pet/3') {
-      // A backend that echoes the credential it received (issue #13 F5, F6): pet 2 in a field
+      // A backend that echoes the credential it received: pet 2 in a field
       // the tool drops, pet 3 in one it returns; both far into the body, JSON-escaped as sent.
       const key = url.searchParams.get('api_key') ?? '';
       const pet = { id: 2, name: 'Echo', status: 'available', tags: [], filler: 'x'.repeat(1500) };
@@ -104,7 +104,7 @@ describe('sculptor invoke', { timeout: 60_000 }, () => {
     expect(result.stdout).not.toContain(KEY);
   });
 
-  it('--debug redacts a credential the backend echoes in its answer (issue #13 F5)', async () => {
+  it('--debug redacts a credential the backend echoes in its answer', async () => {
     const result = await runCli(['invoke', 'describe_pet', dir, '--input', 'pet_number=2', '--debug'], {
       env: env(),
     });
@@ -116,7 +116,7 @@ describe('sculptor invoke', { timeout: 60_000 }, () => {
     expect(result.stdout).not.toContain(KEY);
   });
 
-  it('an echoed credential in an output is refused (502 upstream.secret_echoed), and never printed (F6)', async () => {
+  it('an echoed credential in an output is refused (502 upstream.secret_echoed), and never printed', async () => {
     const result = await runCli(['invoke', 'describe_pet', dir, '--input', 'pet_number=3', '--debug'], {
       env: env(),
     });

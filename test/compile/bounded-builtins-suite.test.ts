@@ -1,5 +1,5 @@
 /**
- * Issue #13: the bounded built-ins (every one that takes or makes strings or arrays), `&`
+ * The bounded built-ins (every one that takes or makes strings or arrays), `&`
  * rewritten into a bounded call, and RE2 regexes answer JSONata's own suite exactly as the
  * suite expects, within the limits — every case, through the expression sculpts are compiled
  * with. A case the guardrails refuse (time, stack, sequence) is accepted when jsonata, with the
@@ -7,7 +7,7 @@
  */
 import jsonata from 'jsonata';
 import { expect, it } from 'vitest';
-import { compileJsonata, JSONATA_LIMITS } from '../../src/compile/jsonata-options.ts';
+import { compileJsonata, JSONATA_LIMITS } from '../../src/compile/jsonata/jsonata-options.ts';
 import { inputOf, loadSuite, same } from './jsonata-suite.ts';
 import { reportFigures } from '../support/report-figures.ts';
 

@@ -1,5 +1,5 @@
 /**
- * `$encodeUrlComponent` and `$encodeUrl` encode long texts a slice at a time (issue #13): the
+ * `$encodeUrlComponent` and `$encodeUrl` encode long texts a slice at a time: the
  * same answer as one call over the whole text, surrogate pairs never split at a slice's end,
  * a lone surrogate still jsonata's D3140, and an encoding past the string limit refused before
  * the rest of the text is encoded.

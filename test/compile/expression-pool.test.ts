@@ -1,5 +1,5 @@
 /**
- * JSONata in a killable worker pool (RELIABILITY G6, `src/compile/expression-pool.ts`):
+ * JSONata in a killable worker pool (RELIABILITY G6, `src/compile/jsonata/expression-pool.ts`):
  * the same answers as in process, a runaway loop without guardrails killed at the signal or
  * the cap while this thread's event loop keeps turning, out of memory contained, a bounded
  * queue. Pools here are small and closed after the file, so no worker outlives it.
@@ -13,23 +13,21 @@ import {
   createExpressionPool,
   type ExpressionPool,
   type ExpressionPoolOptions,
-  jsonataIsolation,
-  jsonataSettingsProblems,
   POOL_DEFAULTS,
-  poolOptionsFromEnv,
-} from '../../src/compile/expression-pool.ts';
-import { compileJsonata, JSONATA_LIMITS, jsonataOptions } from '../../src/compile/jsonata-options.ts';
+} from '../../src/compile/jsonata/expression-pool.ts';
+import { compileJsonata, JSONATA_LIMITS, jsonataOptions } from '../../src/compile/jsonata/jsonata-options.ts';
 import { reportFigures } from '../support/report-figures.ts';
 
 /**
- * The longest this thread may go without running a 5 ms timer. In process, M1's loop would
- * hold it for the whole evaluation (≥ 600 ms here); the margin over G6's 100 ms is for the
+ * The longest this thread may go without running a 5 ms timer. In process, a runaway loop
+ * (RELIABILITY M1) would hold it for the whole evaluation (≥ 600 ms here); the margin over
+ * RELIABILITY G6's 100 ms is for the
  * OS scheduler on a shared 2-core machine (the /livez test holds the 100 ms).
  */
 const GAP_MS = 250;
 
-/** Finding M1: a loop jsonata's guardrails stop in process (D1012), and nothing else can. */
-const M1_LOOP = '($loop := function($n) { $n > 0 ? $loop($n) : 0 }; $loop(1))';
+/** RELIABILITY M1: a loop jsonata's guardrails stop in process (D1012), and nothing else can. */
+const RUNAWAY_LOOP = '($loop := function($n) { $n > 0 ? $loop($n) : 0 }; $loop(1))';
 const NO_GUARDRAILS = {};
 
 const pools: ExpressionPool[] = [];
@@ -88,7 +86,7 @@ function containsFunction(value: unknown, seen = new Set<unknown>()): boolean {
 }
 
 describe('the same answers as in process', () => {
-  const SUITE = join(import.meta.dirname, '../../../shared/jsonata-test-suite');
+  const SUITE = join(import.meta.dirname, '../fixtures/jsonata-test-suite');
   /** Every group but those that time jsonata itself. */
   const GROUPS = readdirSync(join(SUITE, 'groups'))
     .filter((g) => !['performance', 'tail-recursion'].includes(g))
@@ -199,13 +197,13 @@ describe('what cannot cross threads', () => {
   });
 });
 
-describe('a runaway evaluation without guardrails (finding M1)', () => {
+describe('a runaway evaluation without guardrails', () => {
   it('ends at the signal with W1001, this thread running its timers meanwhile', async () => {
     const workers = pool({ limits: NO_GUARDRAILS, capMs: 30_000 });
     await workers.evaluate('1', {}, {}); // loaded
     const started = performance.now();
     const { result, gapMs } = await maxTimerGap(
-      outcome(() => workers.evaluate(M1_LOOP, {}, {}, AbortSignal.timeout(600))),
+      outcome(() => workers.evaluate(RUNAWAY_LOOP, {}, {}, AbortSignal.timeout(600))),
     );
     const elapsed = performance.now() - started;
     expect(result).toEqual({ code: 'W1001' });
@@ -221,7 +219,7 @@ describe('a runaway evaluation without guardrails (finding M1)', () => {
     const workers = pool({ limits: NO_GUARDRAILS, capMs: 400 });
     await workers.evaluate('1', {}, {});
     const started = performance.now();
-    const { result, gapMs } = await maxTimerGap(outcome(() => workers.evaluate(M1_LOOP, {}, {})));
+    const { result, gapMs } = await maxTimerGap(outcome(() => workers.evaluate(RUNAWAY_LOOP, {}, {})));
     expect(result).toEqual({ code: 'W1002' });
     expect(performance.now() - started).toBeLessThan(1_500);
     expect(gapMs).toBeLessThan(GAP_MS);
@@ -231,7 +229,7 @@ describe('a runaway evaluation without guardrails (finding M1)', () => {
   it('with the guardrails on (production), jsonata stops it first: D1012, no kill', async () => {
     const workers = pool();
     expect(POOL_DEFAULTS.capMs).toBeGreaterThan(JSONATA_LIMITS.timeout);
-    expect(await outcome(() => workers.evaluate(M1_LOOP, {}, {}))).toEqual({ code: 'D1012' });
+    expect(await outcome(() => workers.evaluate(RUNAWAY_LOOP, {}, {}))).toEqual({ code: 'D1012' });
     expect(workers.stats().killed).toBe(0);
   });
 
@@ -261,7 +259,7 @@ describe('the queue', () => {
   it('is bounded: past it an evaluation fails at once with W1005; waiting ones run when a worker frees', async () => {
     const workers = pool({ size: 1, maxQueue: 2, limits: NO_GUARDRAILS, capMs: 30_000 });
     const stop = new AbortController();
-    const running = outcome(() => workers.evaluate(M1_LOOP, {}, {}, stop.signal));
+    const running = outcome(() => workers.evaluate(RUNAWAY_LOOP, {}, {}, stop.signal));
     const waiting = [
       outcome(() => workers.evaluate('1 + 1', {}, {})),
       outcome(() => workers.evaluate('"b"', {}, {})),
@@ -278,7 +276,7 @@ describe('the queue', () => {
   it('lets a waiting evaluation leave when its signal aborts', async () => {
     const workers = pool({ size: 1, maxQueue: 4, limits: NO_GUARDRAILS, capMs: 30_000 });
     const stop = new AbortController();
-    const running = outcome(() => workers.evaluate(M1_LOOP, {}, {}, stop.signal));
+    const running = outcome(() => workers.evaluate(RUNAWAY_LOOP, {}, {}, stop.signal));
     const leaving = new AbortController();
     const waiting = outcome(() => workers.evaluate('1', {}, {}, leaving.signal));
     leaving.abort();
@@ -290,58 +288,11 @@ describe('the queue', () => {
 
   it('is emptied by close(): waiting and running evaluations fail with W1004', async () => {
     const workers = createExpressionPool({ size: 1, limits: NO_GUARDRAILS, capMs: 30_000 });
-    const running = outcome(() => workers.evaluate(M1_LOOP, {}, {}));
+    const running = outcome(() => workers.evaluate(RUNAWAY_LOOP, {}, {}));
     const waiting = outcome(() => workers.evaluate('1', {}, {}));
     await workers.close();
     expect(await running).toEqual({ code: 'W1004' });
     expect(await waiting).toEqual({ code: 'W1004' });
     expect(workers.stats()).toMatchObject({ workers: 0, busy: 0, queued: 0 });
-  });
-});
-
-describe('settings', () => {
-  it('SCULPTOR_JSONATA_ISOLATION is off by default, worker on request, anything else refused', () => {
-    expect(jsonataIsolation({})).toBe('off');
-    expect(jsonataIsolation({ SCULPTOR_JSONATA_ISOLATION: 'off' })).toBe('off');
-    expect(jsonataIsolation({ SCULPTOR_JSONATA_ISOLATION: 'worker' })).toBe('worker');
-    expect(() => jsonataIsolation({ SCULPTOR_JSONATA_ISOLATION: 'true' })).toThrow(
-      /SCULPTOR_JSONATA_ISOLATION must be 'off' or 'worker' \(got 'true'\)/,
-    );
-  });
-
-  it('jsonataSettingsProblems names every bad SCULPTOR_JSONATA_* variable, and none when all are fine', () => {
-    expect(jsonataSettingsProblems({})).toEqual([]);
-    expect(
-      jsonataSettingsProblems({
-        SCULPTOR_JSONATA_ISOLATION: 'worker',
-        SCULPTOR_JSONATA_FAST_PATH: 'false',
-        SCULPTOR_JSONATA_WORKERS: '3',
-      }),
-    ).toEqual([]);
-    expect(
-      jsonataSettingsProblems({
-        SCULPTOR_JSONATA_ISOLATION: 'on',
-        SCULPTOR_JSONATA_FAST_PATH: 'off',
-        SCULPTOR_JSONATA_WORKER_TIMEOUT_MS: '5',
-      }),
-    ).toEqual([
-      "SCULPTOR_JSONATA_ISOLATION must be 'off' or 'worker' (got 'on').",
-      "SCULPTOR_JSONATA_FAST_PATH must be true or false (got 'off').",
-      "SCULPTOR_JSONATA_WORKER_TIMEOUT_MS must be a whole number from 10 to 600000 (got '5').",
-    ]);
-  });
-
-  it('pool size, heap and cap: G6 defaults (2, 128 MiB), bad values named', () => {
-    expect(poolOptionsFromEnv({})).toMatchObject({ size: 2, heapMb: 128, capMs: 1_000 });
-    expect(
-      poolOptionsFromEnv({
-        SCULPTOR_JSONATA_WORKERS: '4',
-        SCULPTOR_JSONATA_WORKER_HEAP_MB: '256',
-        SCULPTOR_JSONATA_WORKER_TIMEOUT_MS: '2000',
-      }),
-    ).toMatchObject({ size: 4, heapMb: 256, capMs: 2_000 });
-    expect(() =>
-      poolOptionsFromEnv({ SCULPTOR_JSONATA_WORKERS: '0', SCULPTOR_JSONATA_WORKER_HEAP_MB: 'lots' }),
-    ).toThrow(/SCULPTOR_JSONATA_WORKERS must be .* SCULPTOR_JSONATA_WORKER_HEAP_MB must be/);
   });
 });

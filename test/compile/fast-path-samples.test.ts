@@ -49,6 +49,9 @@ function remember(source: string, input: unknown, bindings: Record<string, unkno
 
 async function load(fastPath: boolean, record: boolean): Promise<Mode> {
   vi.stubEnv('SCULPTOR_JSONATA_FAST_PATH', String(fastPath));
+  // The fast path against jsonata, both in this process: where jsonata runs is another test's
+  // (expression-pool-samples.test.ts).
+  vi.stubEnv('SCULPTOR_JSONATA_ISOLATION', 'off');
   vi.resetModules();
   if (record) {
     vi.doMock('../../src/compile/compile-expression.ts', async (importOriginal) => {

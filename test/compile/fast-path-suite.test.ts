@@ -1,6 +1,6 @@
 /**
  * The gate of the JSONata fast path (docs/PERFORMANCE.md, "JSONata fast path, precisely"):
- * JSONata's own test suite (../shared/jsonata-test-suite, TESTSUITE.md). For every case whose
+ * JSONata's own test suite (test/fixtures/jsonata-test-suite, TESTSUITE.md). For every case whose
  * expression compiles into the fast path's subset, the fast path returns BAIL or exactly the
  * expected result, and BAIL for every case that expects an error. The counts are asserted, so
  * coverage cannot drop (or grow) without this file saying so.

@@ -1,11 +1,11 @@
 /**
- * JSONata's own test suite (../shared/jsonata-test-suite, TESTSUITE.md) as data: every case with
+ * JSONata's own test suite (test/fixtures/jsonata-test-suite, TESTSUITE.md) as data: every case with
  * its expression, input and expectation, and the suite's notion of an equal answer.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const SUITE = join(import.meta.dirname, '../../../shared/jsonata-test-suite');
+const SUITE = join(import.meta.dirname, '../fixtures/jsonata-test-suite');
 
 export interface SuiteCase {
   expr?: string;

@@ -1,5 +1,5 @@
 /**
- * The one schema generator (issue #22): every face and export reads a tool through it.
+ * The one schema generator: every face and export reads a tool through it.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { compileSculpts } from '../../src/compile/compile-sculpts.ts';

@@ -7,6 +7,7 @@ import { compileSculpts } from '../../src/compile/compile-sculpts.ts';
 import { toolIdFor } from '../../src/compile/tool-signature.ts';
 import { readSettings, readTelemetrySettings } from '../../src/config/settings.ts';
 import { runReplayCli } from '../../src/replay/run-replay-cli.ts';
+import { createHostPolicy } from '../../src/server/host-policy.ts';
 import { SHUTDOWN_MARGIN_MS } from '../../src/server/run-gateway.ts';
 import { REPO } from '../server/gateway-process.ts';
 import { invoke, startTestGateway } from '../support/start-test-gateway.ts';
@@ -52,7 +53,7 @@ describe('Dockerfile', () => {
     };
     const cmd = execForm(find('CMD').args);
     // npm start names the sample folder; the image takes it from SCULPTOR_SCULPTS. `exec` makes
-    // node replace npm's shell, so a SIGTERM to npm reaches the gateway (issue #13 F8).
+    // node replace npm's shell, so a SIGTERM to npm reaches the gateway.
     expect(pkg.scripts.start).toBe(`exec ${cmd.join(' ')} sculpts`);
   });
 
@@ -113,6 +114,18 @@ describe('docker-compose.yml', () => {
       processors: ['memory_limiter', 'redaction', 'batch'],
       exporters: ['otlp_grpc/jaeger'],
     });
+  });
+
+  it('answers the names the demo reaches it by: localhost from the machine, its service name on the network', () => {
+    const policy = createHostPolicy({
+      bindAddress: readSettings(gatewayEnv).host,
+      allowedHosts: readSettings(gatewayEnv).allowedHosts,
+      callersConfigured: false,
+    });
+    expect(policy(`localhost:${gatewayEnv.PORT}`, undefined)).toBeUndefined();
+    expect(policy(`gateway:${gatewayEnv.PORT}`, undefined)).toBeUndefined();
+    expect(services.gateway).toBeDefined();
+    expect(policy('evil.example', undefined)?.code).toBe('request.host_not_allowed');
   });
 
   it('lets the gateway drain inside its stop grace period, read-only and without capabilities', () => {
@@ -198,8 +211,12 @@ describe('Kubernetes manifests', () => {
   const deployment = get('Deployment', 'sculptor-gateway');
   const pod = deployment.spec.template.spec;
   const container = pod.containers[0];
+  /** The namespace the pods are taken to run in: `$(POD_NAMESPACE)` references read as Kubernetes expands them. */
+  const namespace = 'shop';
   const literalEnv: Record<string, string> = Object.fromEntries(
-    (container.env as Doc[]).filter((e) => e.value !== undefined).map((e) => [e.name, String(e.value)]),
+    (container.env as Doc[])
+      .filter((e) => e.value !== undefined)
+      .map((e) => [e.name, String(e.value).replaceAll('$(POD_NAMESPACE)', namespace)]),
   );
   const podLabels = deployment.spec.template.metadata.labels as Record<string, string>;
   const selects = (selector: Record<string, string>) =>
@@ -248,6 +265,31 @@ describe('Kubernetes manifests', () => {
     const preStop = Number(container.lifecycle.preStop.exec.command[1]);
     const needed = preStop * 1000 + Number(literalEnv.SCULPTOR_DRAIN_MS) + SHUTDOWN_MARGIN_MS;
     expect(needed).toBeLessThanOrEqual(pod.terminationGracePeriodSeconds * 1000);
+  });
+
+  it('answers the Service by every name the cluster DNS gives it, and probes by the pod address', () => {
+    const service = get('Service', 'sculptor');
+    // Kubernetes expands $(VAR) from variables defined earlier in the list.
+    const names = (container.env as Doc[]).map((e) => e.name as string);
+    expect(names.indexOf('POD_NAMESPACE')).toBeLessThan(names.indexOf('SCULPTOR_ALLOWED_HOSTS'));
+    const settings = readSettings(literalEnv);
+    const policy = createHostPolicy({
+      bindAddress: settings.host,
+      allowedHosts: settings.allowedHosts,
+      callersConfigured: false,
+    });
+    const name = service.metadata.name as string;
+    for (const host of [
+      name,
+      `${name}.${namespace}`,
+      `${name}.${namespace}.svc`,
+      `${name}.${namespace}.svc.cluster.local:80`,
+    ]) {
+      expect(policy(host, undefined), host).toBeUndefined();
+    }
+    // Probes name the pod's IP address, which no page can rebind.
+    expect(policy('10.244.1.7:8080', undefined)).toBeUndefined();
+    expect(policy('evil.example', undefined)?.code).toBe('request.host_not_allowed');
   });
 
   it('has settings that pass validation, with tracing on and the secrets from Secrets', () => {

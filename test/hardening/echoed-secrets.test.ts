@@ -1,6 +1,6 @@
 /**
- * Issue #13 F6: a credential a backend echoes in a 200 answer reached the caller as an
- * output value. Over real HTTP: the lab backend's /echo reflects every request header.
+ * A credential a backend echoes in a 200 answer must not reach the caller as an output
+ * value. Over real HTTP: the lab backend's /echo reflects every request header.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolIdFor } from '../../src/compile/tool-signature.ts';
@@ -39,7 +39,7 @@ const call = (tool: string, headers: Record<string, string> = {}) =>
     { authorization: `Bearer ${ACME}`, ...headers },
   );
 
-describe('outputs never carry a credential the gateway holds (issue #13 F6)', () => {
+describe('outputs never carry a credential the gateway holds', () => {
   it('a header-less projection still answers: the control', async () => {
     const res = await call('echo_count');
     expect(res.status).toBe(200);

@@ -101,7 +101,7 @@ function rawInvocation(tool: string, headers: string[]): Promise<RawExchange> {
   const body = JSON.stringify({ name: tool, input_parameters: [] });
   return rawRequest(
     gateway.url,
-    `POST /tools/${toolIdFor(tool)}:invoke HTTP/1.1\r\nHost: gateway.example\r\n` +
+    `POST /tools/${toolIdFor(tool)}:invoke HTTP/1.1\r\nHost: localhost\r\n` +
       'Content-Type: application/json\r\n' +
       `Content-Length: ${Buffer.byteLength(body)}\r\n${headers.map((h) => `${h}\r\n`).join('')}\r\n${body}`,
   );

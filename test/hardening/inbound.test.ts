@@ -43,7 +43,7 @@ afterAll(async () => {
 /** A complete invocation request head (and body) with extra header lines. */
 function invocation(extraHeaders: string[], body = INVOKE_BODY): string {
   return (
-    `POST ${INVOKE_PATH} HTTP/1.1\r\nHost: gateway\r\nContent-Type: application/json\r\n` +
+    `POST ${INVOKE_PATH} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n` +
     `Content-Length: ${Buffer.byteLength(body)}\r\n${extraHeaders.map((h) => `${h}\r\n`).join('')}\r\n${body}`
   );
 }
@@ -94,7 +94,7 @@ describe('request heads', () => {
   it('a chunked invocation over 64 KiB → 413, and no invocation', async () => {
     const chunk = 'x'.repeat(4096);
     const head =
-      `POST ${INVOKE_PATH} HTTP/1.1\r\nHost: gateway\r\nContent-Type: application/json\r\n` +
+      `POST ${INVOKE_PATH} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n` +
       'Transfer-Encoding: chunked\r\n\r\n';
     const body = Array.from({ length: 256 }, () => `1000\r\n${chunk}\r\n`).join('') + '0\r\n\r\n';
     const exchange = await nothingReachedTheBackend(() => rawExchange(gateway.url, head + body));
@@ -158,7 +158,7 @@ describe('slow clients', () => {
 
   it(`a body that stalls after 10 of 1000 bytes is cut at requestTimeout (${REQUEST_TIMEOUT_MS} ms) with 408, and no invocation`, async () => {
     const head =
-      `POST ${INVOKE_PATH} HTTP/1.1\r\nHost: gateway\r\nContent-Type: application/json\r\n` +
+      `POST ${INVOKE_PATH} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n` +
       'Content-Length: 1000\r\n\r\n{"name":"f';
     const exchange = await nothingReachedTheBackend(() => rawExchange(gateway.url, head, 10_000));
     expect(exchange.status).toBe(408);

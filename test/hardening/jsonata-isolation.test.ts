@@ -1,5 +1,5 @@
 /**
- * RELIABILITY G6 over real HTTP: with SCULPTOR_JSONATA_ISOLATION=worker, finding M1's loop,
+ * RELIABILITY G6 over real HTTP: with SCULPTOR_JSONATA_ISOLATION=worker, a runaway loop (RELIABILITY M1),
  * injected WITHOUT jsonata's guardrails into the worker path, ends at the tool's deadline and
  * /livez keeps answering in < 100 ms throughout (in process, that loop never yields: nothing
  * would answer). The switch is read when compile-expression.ts loads, so this file loads a
@@ -7,7 +7,7 @@
  * workers run without guardrails (the production pool cannot be told to).
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type * as ExpressionPoolModule from '../../src/compile/expression-pool.ts';
+import type * as ExpressionPoolModule from '../../src/compile/jsonata/expression-pool.ts';
 import { toolIdFor } from '../../src/compile/tool-signature.ts';
 import type * as TestGatewayModule from '../support/start-test-gateway.ts';
 import { expectLivezFast, probeLivez as probeLivezAt, SCHEDULER_RETRIES } from './probe-livez.ts';
@@ -22,7 +22,7 @@ let gateway: Awaited<ReturnType<typeof TestGatewayModule.startTestGateway>>;
 beforeAll(async () => {
   vi.stubEnv('SCULPTOR_JSONATA_ISOLATION', 'worker');
   vi.resetModules();
-  vi.doMock('../../src/compile/expression-pool.ts', async (importOriginal) => {
+  vi.doMock('../../src/compile/jsonata/expression-pool.ts', async (importOriginal) => {
     const original = await importOriginal<typeof ExpressionPoolModule>();
     // Guardrails off, and a cap far past the deadline: only the deadline can stop the loop.
     pool = original.createExpressionPool({ limits: {}, capMs: 60_000 });
@@ -33,7 +33,7 @@ beforeAll(async () => {
     // Shedding off: a lag caused by a busy machine must not turn these answers into 503s.
     gateway = await support.startTestGateway(SCULPTS, {}, { shedLagMs: 0 });
   } finally {
-    vi.doUnmock('../../src/compile/expression-pool.ts');
+    vi.doUnmock('../../src/compile/jsonata/expression-pool.ts');
     vi.unstubAllEnvs();
     vi.resetModules();
   }
@@ -57,7 +57,7 @@ const probeLivez = async <T>(work: () => Promise<T>) => {
   return { result: results[0]!, times };
 };
 
-describe('SCULPTOR_JSONATA_ISOLATION=worker, M1 loop without guardrails', () => {
+describe('SCULPTOR_JSONATA_ISOLATION=worker, a runaway loop without guardrails', () => {
   it('evaluates ordinary projections in the workers', async () => {
     const answer = await invokeTool('sum_inputs', { a: 2, b: 40 });
     expect(answer.status).toBe(200);

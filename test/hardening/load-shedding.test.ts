@@ -31,13 +31,13 @@ function blockFor(ms: number): void {
 function rawInvoke(url: string) {
   return sendRaw(
     url,
-    `POST ${INVOKE_PATH} HTTP/1.1\r\nHost: g\r\nContent-Type: application/json\r\n` +
+    `POST ${INVOKE_PATH} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n` +
       `Content-Length: ${Buffer.byteLength(INVOKE_BODY)}\r\nConnection: close\r\n\r\n${INVOKE_BODY}`,
   );
 }
 
 function rawGet(url: string, path: string) {
-  return sendRaw(url, `GET ${path} HTTP/1.1\r\nHost: g\r\nConnection: close\r\n\r\n`);
+  return sendRaw(url, `GET ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`);
 }
 
 function bodyOf(exchange: RawExchange): Record<string, unknown> {

@@ -48,7 +48,7 @@ export async function probeLivez<T>(
   }
 }
 
-/** /livez answered every probe, at least `minimum` of them, each in < 100 ms (issue #13). */
+/** /livez answered every probe, at least `minimum` of them, each in < 100 ms. */
 export function expectLivezFast(times: number[], minimum = 5): void {
   expect(times.length).toBeGreaterThanOrEqual(minimum);
   expect(times[0], `slowest /livez of ${times.length}`).toBeLessThan(100);

@@ -4,6 +4,7 @@
  * backend is declared internal (allowPrivate), or the deployment says so
  * (SCULPTOR_ALLOW_PRIVATE_EGRESS, SCULPTOR_ALLOW_HTTP_BACKENDS).
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { readSettings, SettingsError } from '../../src/config/settings.ts';
 import { SculptLoadError } from '../../src/errors/sculptor-error.ts';
@@ -58,8 +59,17 @@ describe('a serving gateway and plain-HTTP backends', () => {
   it('serves the samples with their https defaults and no allowance (the README start command), but not pointed at http://', async () => {
     expect(await loadCodes('sculpts', {})).toEqual([]);
     const codes = await loadCodes('sculpts', { PETSTORE_BASE_URL: 'http://petstore.example.com/v2' });
+    // The error points at the backend's baseUrl line, wherever the file's comments put it.
+    const baseUrlLine =
+      readFileSync('sculpts/petstore/backends.yaml', 'utf8')
+        .split('\n')
+        .findIndex((l) => l.trimStart().startsWith('baseUrl:')) + 1;
     expect(codes).toEqual([
-      { code: 'load.insecure_url', file: expect.stringMatching(/petstore\/backends\.yaml$/), line: 7 },
+      {
+        code: 'load.insecure_url',
+        file: expect.stringMatching(/petstore\/backends\.yaml$/),
+        line: baseUrlLine,
+      },
     ]);
   });
 

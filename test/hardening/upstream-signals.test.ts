@@ -1,5 +1,5 @@
 /**
- * Issue #13, the smaller findings about who is blamed for what, over real HTTP (the gateway
+ * Who is blamed for what, over real HTTP (the gateway
  * and the fault backend on loopback): a caller hanging up is not the backend's timeout; a bad
  * value a backend answered is not the caller's invalid input; a backend's Retry-After reaches
  * the caller; one operation's failures pause that operation, not its whole origin.
@@ -53,7 +53,7 @@ describe('a caller hanging up', () => {
     const text = JSON.stringify(body('delayed_json', { ms: 1000 }));
     const client = rawClient(gateway.url, (socket) =>
       socket.write(
-        `POST /tools/${toolIdFor('delayed_json')}:invoke HTTP/1.1\r\nHost: gateway\r\n` +
+        `POST /tools/${toolIdFor('delayed_json')}:invoke HTTP/1.1\r\nHost: localhost\r\n` +
           `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
       ),
     );

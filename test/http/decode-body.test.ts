@@ -14,7 +14,10 @@ describe('media types', () => {
     ['text/plain', 'text'],
     ['text/html; charset=iso-8859-1', 'text'],
     ['application/octet-stream', 'none'],
-    ['application/xml', 'none'],
+    ['application/xml', 'xml'],
+    ['text/xml; charset=utf-8', 'xml'],
+    ['application/soap+xml; action="urn:x"', 'xml'],
+    ['application/xml-dtd', 'none'],
     ['application/jsonp', 'none'],
     ['json', 'none'],
     ['+json', 'none'],
@@ -54,8 +57,19 @@ describe('decodeBody', () => {
     expect(decodeBody(Buffer.from('café'), 'text/plain; charset=x-unknown', LIMITS)).toBe('café');
   });
 
+  it('keeps XML as its text, for the operation to read by its schema', () => {
+    expect(decodeBody(Buffer.from('<x>é</x>'), 'application/xml', LIMITS)).toBe('<x>é</x>');
+    expect(
+      decodeBody(
+        Buffer.from([0x3c, 0x78, 0x3e, 0xe9, 0x3c, 0x2f, 0x78, 0x3e]),
+        'text/xml; charset=iso-8859-1',
+        LIMITS,
+      ),
+    ).toBe('<x>é</x>');
+  });
+
   it('keeps nothing for other media types and for empty bodies', () => {
-    expect(decodeBody(Buffer.from('<x/>'), 'application/xml', LIMITS)).toBeUndefined();
+    expect(decodeBody(Buffer.from('<x/>'), 'application/octet-stream', LIMITS)).toBeUndefined();
     expect(decodeBody(undefined, 'application/json', LIMITS)).toBeUndefined();
     expect(decodeBody(Buffer.alloc(0), 'text/plain', LIMITS)).toBeUndefined();
   });

@@ -179,7 +179,7 @@ describe('circuit breaker (RELIABILITY C7)', () => {
   });
 });
 
-describe('breakers per operation, bulkhead per origin (issue #13)', () => {
+describe('breakers per operation, bulkhead per origin', () => {
   const sendAs = (sender: ReturnType<typeof withResilience>, path: string, operation: string) =>
     sender.send({ method: 'GET', url: `${origin}${path}`, headers: {} }, {
       signal: AbortSignal.timeout(5_000),

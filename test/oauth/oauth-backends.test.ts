@@ -1,5 +1,5 @@
 /**
- * Backends reached with OAuth (issue #21): the gateway's own client-credentials token and the
+ * Backends reached with OAuth: the gateway's own client-credentials token and the
  * user's token exchanged at the identity provider (RFC 8693), against a real authorization
  * server (oidc-provider) and a backend that checks every token it receives, with three
  * gateway replicas sharing the real Redis.

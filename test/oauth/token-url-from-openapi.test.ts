@@ -1,5 +1,5 @@
 /**
- * A backend's token endpoint and scopes read from its OpenAPI description (issue #21):
+ * A backend's token endpoint and scopes read from its OpenAPI description:
  * backends.yaml names the client and leaves `tokenUrl` and `scopes` out; the description's
  * client-credentials flow says where tokens come from, its security requirement which scopes. A real authorization server (oidc-provider) issues them and the backend
  * checks each one.

@@ -271,7 +271,10 @@ describe('body, content-type and accept', () => {
     expect(buildRequest(withBody(declared), BASE, {}, {}).headers['content-type']).toBe(sent);
   });
 
-  it('refuses bodies the operation does not take as JSON', () => {
+  it('refuses bodies in a media type it cannot write, and XML whose root element has no name', () => {
+    expectCode('compile.unsupported_operation', () =>
+      buildRequest(withBody('application/octet-stream'), BASE, {}, {}),
+    );
     expectCode('compile.unsupported_operation', () =>
       buildRequest(withBody('application/xml'), BASE, {}, {}),
     );
@@ -397,7 +400,7 @@ describe('isJsonMediaType', () => {
 
 describe('the NWS document', async () => {
   const doc = await loadOpenApi(
-    join(import.meta.dirname, '../../../shared/specs/nws/api.weather.gov.openapi.json'),
+    join(import.meta.dirname, '../fixtures/specs/nws/api.weather.gov.openapi.json'),
   );
 
   it('builds the point request', () => {

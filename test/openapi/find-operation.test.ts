@@ -4,7 +4,7 @@ import { SculptorError } from '../../src/errors/sculptor-error.ts';
 import { closeMatches, findOperation } from '../../src/openapi/find-operation.ts';
 import { loadOpenApi, type OpenApiDocument } from '../../src/openapi/load-openapi.ts';
 
-const specs = join(import.meta.dirname, '../../../shared/specs');
+const specs = join(import.meta.dirname, '../fixtures/specs');
 const fixtures = join(import.meta.dirname, 'fixtures');
 
 function failure(run: () => unknown): SculptorError {

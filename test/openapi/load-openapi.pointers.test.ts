@@ -12,7 +12,7 @@ import { parse as parseYaml } from 'yaml';
 import { SculptorError } from '../../src/errors/sculptor-error.ts';
 import { loadOpenApi, localPointersOnly } from '../../src/openapi/load-openapi.ts';
 
-const specs = join(import.meta.dirname, '../../../shared/specs');
+const specs = join(import.meta.dirname, '../fixtures/specs');
 const fixtures = join(import.meta.dirname, 'fixtures');
 
 const documents = [

@@ -12,7 +12,7 @@ const fixtures = join(import.meta.dirname, 'fixtures');
 type Schema = Record<string, unknown>;
 /** A byte limit small enough to write past quickly. */
 const MAX_BYTES = 1024 * 1024;
-const specs = join(import.meta.dirname, '../../../shared/specs');
+const specs = join(import.meta.dirname, '../fixtures/specs');
 
 async function loadError(file: string, options: LoadOptions = {}): Promise<SculptorError> {
   try {

@@ -4,9 +4,11 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadOpenApi } from '../../src/openapi/load-openapi.ts';
 
-describe('the OAuth client-credentials flow a document declares (issue #21)', () => {
+describe('the OAuth client-credentials flow a document declares', () => {
   it('is read from an OAS 3 flow, a multi-file description written by others', async () => {
-    const doc = await loadOpenApi('../shared/specs/multifile/redocly-openapi-starter/openapi.yaml');
+    const doc = await loadOpenApi(
+      `${import.meta.dirname}/../fixtures/specs/multifile/redocly-openapi-starter/openapi.yaml`,
+    );
     // Its top-level security names no scopes of the scheme: none to request by default.
     expect(doc.oauthFlow).toEqual({
       tokenUrl: 'https://api.cafe.redocly.com/oauth2/token',

@@ -1,5 +1,5 @@
 /**
- * Every real document under ../shared/specs (see its SOURCES.md): entry
+ * Every real document under test/fixtures/specs (see its SOURCES.md): entry
  * documents load, except the ones listed below whose authors broke them
  * (swagger-parser cannot dereference those either); schema fragments of
  * multi-file documents are refused with load.openapi, never a crash. For a

@@ -1,5 +1,5 @@
 /**
- * Failure drills (issue #20), with real processes on loopback: three gateway replicas (node
+ * Failure drills, with real processes on loopback: three gateway replicas (node
  * processes) behind nginx, the weather tool's backends replayed from recordings, and Redis as
  * the main test Redis, a Sentinel deployment (1 primary, 1 replica, 3 sentinels) or a Cluster
  * (3 primaries + 3 replicas). Each drill prints its figures.

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 
 /**
- * Real processes for the scale-out drills (issue #20): redis-server as a plain node, a
+ * Real processes for the scale-out drills: redis-server as a plain node, a
  * Sentinel deployment or a Cluster, and nginx as the load balancer, each on loopback ports
  * of its own, in a temporary folder, stopped (SIGKILL at the latest) by `stop()`.
  */
@@ -236,6 +236,9 @@ ${upstreams.map((u) => `    server ${u.replace(/^http:\/\//, '')} max_fails=3 fa
       proxy_pass http://gateways;
       proxy_http_version 1.1;
       proxy_set_header Connection "";
+      # The client's Host, as a reverse proxy in front of Sculptor should send it: the gateway
+      # answers only Host names it knows (SCULPTOR_ALLOWED_HOSTS), and "gateways" is not one.
+      proxy_set_header Host $host;
       proxy_next_upstream error timeout non_idempotent;
       proxy_next_upstream_tries 3;
       proxy_connect_timeout 1s;

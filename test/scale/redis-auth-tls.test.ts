@@ -1,5 +1,5 @@
 /**
- * REDIS_URL with an ACL user and password, and over TLS (issue #20), against real redis-server
+ * REDIS_URL with an ACL user and password, and over TLS, against real redis-server
  * processes: the gateway process caches through them (the second call is a hit: the backend sees
  * one request), and a wrong password is a fast miss, never a failed invocation. TLS trusts a CA
  * made here through NODE_EXTRA_CA_CERTS, as an enterprise trusts its own.

@@ -1,9 +1,10 @@
 /**
- * Per-caller concurrency cap (issue #13): one caller holding many slow invocations used to take
- * every slot of the per-origin bulkhead, and every other caller got 503. Now a caller past
- * SCULPTOR_MAX_INFLIGHT_PER_CALLER (16) gets 429 request.too_many_in_flight at once, nothing
- * sent to the backend, and the other callers are answered. Over real HTTP, against the fault
- * backend answering after 1 s.
+ * Per-caller concurrency cap: one caller holding many slow invocations used to take
+ * every slot of the per-origin bulkhead, and every other caller got 503. A caller past
+ * SCULPTOR_MAX_INFLIGHT_PER_CALLER gets 429 request.too_many_in_flight at once, nothing
+ * sent to the backend, and the other callers are answered. The default (64) lets one busy agent
+ * runtime run 32 calls at once; a cap below the bulkhead (16 here) keeps one caller from filling
+ * it. Over real HTTP, against the fault backend answering after 1 s.
  */
 import { Agent, fetch as fetchVia } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,7 +19,11 @@ const SLOW = `/tools/${toolIdFor('delayed_json')}:invoke`;
 const SLOW_BODY = JSON.stringify({ name: 'delayed_json', input_parameters: [{ name: 'ms', value: 1000 }] });
 const FAST = `/tools/${toolIdFor('fetch_json')}:invoke`;
 const FAST_BODY = JSON.stringify({ name: 'fetch_json', input_parameters: [] });
-const DEFAULT_CAP = 16;
+const DEFAULT_CAP = 64;
+/** A cap below the per-origin bulkhead, as a gateway shared by several agent hosts sets it. */
+const SHARED_CAP = 16;
+/** One busy agent runtime: as many calls at once as the bulkhead takes. */
+const BUSY_AGENT = 32;
 /** More than the per-origin bulkhead (32): without the cap, these alone fill it. */
 const FLOOD = 40;
 
@@ -47,7 +52,7 @@ describe('the counter', () => {
     expect(concurrencyKey('Bearer made-up-2', '10.0.0.1', false)).toBe('addr:10.0.0.1');
   });
 
-  it('the setting: 16 by default, 0 turns it off, validated', () => {
+  it('the setting: 64 by default, 0 turns it off, validated', () => {
     expect(readSettings({}).maxInflightPerCaller).toBe(DEFAULT_CAP);
     expect(readSettings({ SCULPTOR_MAX_INFLIGHT_PER_CALLER: '0' }).maxInflightPerCaller).toBe(0);
     expect(() => readSettings({ SCULPTOR_MAX_INFLIGHT_PER_CALLER: '-1' })).toThrow(SettingsError);
@@ -78,16 +83,31 @@ describe('over HTTP, one slow caller and another', () => {
     }
   }
 
-  it('with the default cap, the slow caller gets 429 past 16 in flight and the other caller 200', async () => {
+  it('with the default cap, one anonymous caller running 32 calls at once gets every one answered', async () => {
+    const gateway = await startTestGateway(SCULPTS, env(), {
+      maxInflightPerCaller: readSettings({}).maxInflightPerCaller,
+    });
+    try {
+      fault.reset();
+      const calls = Array.from({ length: BUSY_AGENT }, () => invoke(gateway.url, SLOW, SLOW_BODY));
+      await backendHolds(BUSY_AGENT);
+      const statuses = (await Promise.all(calls)).map((r) => r.status);
+      expect(statuses.filter((s) => s === 200)).toHaveLength(BUSY_AGENT);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('with a cap of 16, the slow caller gets 429 past 16 in flight, told what to raise, and the other caller 200', async () => {
     const gateway = await startTestGateway(SCULPTS, env(), {
       callers: 'test/server/fixtures/two-callers.yaml',
-      maxInflightPerCaller: readSettings({}).maxInflightPerCaller,
+      maxInflightPerCaller: SHARED_CAP,
     });
     try {
       fault.reset();
       const slow = { authorization: 'Bearer slow-caller-token-0123456789' };
       const flood = Array.from({ length: FLOOD }, () => invoke(gateway.url, SLOW, SLOW_BODY, slow));
-      await backendHolds(DEFAULT_CAP);
+      await backendHolds(SHARED_CAP);
 
       const other = await invoke(gateway.url, FAST, FAST_BODY, {
         authorization: 'Bearer other-caller-token-0123456789',
@@ -99,15 +119,15 @@ describe('over HTTP, one slow caller and another', () => {
       expect(refused.status).toBe(429);
       expect(refused.body).toMatchObject({ code: 'request.too_many_in_flight', retryable: true });
       expect(refused.body.detail).toMatch(
-        /16 invocations in flight.*wait for one of them to answer, then retry/,
+        /16 invocations in flight.*wait for one of them to answer, then retry.*raise SCULPTOR_MAX_INFLIGHT_PER_CALLER.*SCULPTOR_CALLERS/,
       );
       expect(refused.headers.get('retry-after')).toBe('1');
 
       const statuses = (await Promise.all(flood)).map((r) => r.status);
-      expect(statuses.filter((s) => s === 200)).toHaveLength(DEFAULT_CAP);
-      expect(statuses.filter((s) => s === 429)).toHaveLength(FLOOD - DEFAULT_CAP);
+      expect(statuses.filter((s) => s === 200)).toHaveLength(SHARED_CAP);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(FLOOD - SHARED_CAP);
       // The refused ones never reached the backend.
-      expect(fault.requests.filter((r) => r.url.startsWith('/delay'))).toHaveLength(DEFAULT_CAP);
+      expect(fault.requests.filter((r) => r.url.startsWith('/delay'))).toHaveLength(SHARED_CAP);
       // Slots come back: the slow caller is served again.
       expect((await invoke(gateway.url, FAST, FAST_BODY, slow)).status).toBe(200);
     } finally {

@@ -34,8 +34,8 @@ async function until(what: string, check: () => boolean, timeoutMs = 5000): Prom
   }
 }
 
-// Issue #13 F8: `npm start` ran the gateway under `sh -c`; SIGTERM to npm ended npm and sh and
-// left the gateway orphaned, serving, never draining. The script now `exec`s node.
+// Under `sh -c`, SIGTERM to npm would end npm and sh and leave the gateway orphaned, serving,
+// never draining: the start script `exec`s node.
 describe('npm start', () => {
   it('passes SIGTERM on: the gateway drains its in-flight call (200) and the whole tree exits', async () => {
     const backend = await slowInventory(1500);

@@ -1,5 +1,5 @@
 /**
- * Production reloads of a running `serve` process (issue #19): SIGHUP, a
+ * Production reloads of a running `serve` process: SIGHUP, a
  * Kubernetes-style ConfigMap swap with SCULPTOR_RELOAD_ON_CHANGE, and the
  * signature lock enforced at start and on every reload. Real processes, a
  * real backend, every wait bounded.

@@ -1,5 +1,5 @@
 /**
- * The Studio's provider warnings (issue #17, "what the LLM sees"): a description OpenAI's export
+ * The Studio's provider warnings ("what the LLM sees"): a description OpenAI's export
  * cuts at 1024 characters, and a name over the 64 characters OpenAI, Anthropic and Gemini take,
  * shown beside the views of a tool, with the MCP tools/list entry from the one generator.
  */

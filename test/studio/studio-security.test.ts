@@ -1,5 +1,5 @@
 /**
- * Who may drive the Studio (issue #17): only its own page. Shown over real HTTP: a POST that is
+ * Who may drive the Studio: only its own page. Shown over real HTTP: a POST that is
  * not application/json (what another site can send without a CORS preflight) is refused, as is
  * a request from another origin and, without callers, one naming a host that is not loopback
  * (DNS rebinding); refused requests run nothing and write nothing. Then the CLI: `serve --studio`

@@ -1,5 +1,5 @@
 /**
- * Sculptor Studio in a real browser (issue #17): Playwright driving Debian's Chromium against
+ * Sculptor Studio in a real browser: Playwright driving Debian's Chromium against
  * the Studio serving a copy of the weather sculpts and of a one-step tool whose loopback backend
  * echoes its API key. Every screen is checked with axe-core (no serious or critical violation)
  * and photographed into test-artifacts/studio/ (git-ignored). With STUDIO_SCREENSHOTS set to a
@@ -109,6 +109,8 @@ async function save(file: string, text: string): Promise<void> {
 
 const findings = () => page.locator('.findings li').allTextContents();
 const run = () => page.getByRole('button', { name: 'Run', exact: true }).click();
+const tool = (name: RegExp) => page.getByRole('link', { name });
+const tab = (name: string) => page.getByRole('tab', { name, exact: true }).click();
 
 describe.skipIf(!hasChromium)('Sculptor Studio in Chromium', () => {
   beforeAll(async () => {
@@ -131,12 +133,15 @@ describe.skipIf(!hasChromium)('Sculptor Studio in Chromium', () => {
     dir = await mkdtemp(path.join(tmpdir(), 'sculptor-studio-'));
     await cp('sculpts/weather', path.join(dir, 'weather'), { recursive: true });
     await cp('test/studio/fixtures/echo', path.join(dir, 'echo'), { recursive: true });
+    await cp('test/studio/fixtures/keyed', path.join(dir, 'keyed'), { recursive: true });
     workspace = await openWorkspace({
       dir,
       env: {
         ...process.env,
         ECHO_BASE_URL: `http://127.0.0.1:${(echo.address() as AddressInfo).port}`,
         ECHO_KEY: KEY,
+        // Unset: a run against the recordings sends a placeholder, as `sculptor test` does.
+        KEYED_API_KEY: undefined,
         // The live backend is on loopback, as SCULPTOR_ALLOW_PRIVATE_EGRESS lets `serve` reach it.
         SCULPTOR_ALLOW_PRIVATE_EGRESS: 'true',
       },
@@ -175,16 +180,49 @@ describe.skipIf(!hasChromium)('Sculptor Studio in Chromium', () => {
     await page.goto(url);
     expect(page.url()).toMatch(/\/studio\/$/);
     await page.getByLabel('Search tools').fill('weather');
-    const tool = page.getByRole('button', { name: /lookup_weather_by_city/ });
-    await expect.poll(() => tool.count(), POLL).toBe(1);
-    await expect.poll(() => page.getByRole('button', { name: /shout_word/ }).count(), POLL).toBe(0);
+    await expect.poll(() => tool(/lookup_weather_by_city/).count(), POLL).toBe(1);
+    await expect.poll(() => tool(/shout_word/).count(), POLL).toBe(0);
     await expect.poll(() => page.getByText('No errors or warnings.').count(), POLL).toBe(1);
     await shot('1-catalog');
     await accessible('catalog');
   }, 30_000);
 
+  it('gives every tool its URL: the run form first, the views and versions in tabs after it', async () => {
+    await tool(/lookup_weather_by_city/).click();
+    await expect.poll(() => new URL(page.url()).hash, POLL).toBe('#/tools/lookup_weather_by_city');
+    // The run form comes first: its button is on the first screen, not under the views.
+    const button = page.getByRole('button', { name: 'Run', exact: true });
+    await button.waitFor();
+    expect((await button.boundingBox())!.y).toBeLessThan(600);
+    expect(await page.getByRole('tab').allTextContents()).toEqual([
+      'Run',
+      'What the LLM sees',
+      'Versions',
+      'Try with a model',
+    ]);
+    expect(await page.getByRole('tab', { selected: true }).textContent()).toBe('Run');
+    // The heading and the version choice are apart, the fields' labels and help on lines of their own.
+    expect(await page.locator('#tool-heading').textContent()).toBe('lookup_weather_by_city');
+    const city = page.getByLabel(/^city/);
+    const help = page.locator(`#${await city.getAttribute('aria-describedby')}`);
+    const gap =
+      (await help.boundingBox())!.y - ((await city.boundingBox())!.y + (await city.boundingBox())!.height);
+    expect(gap).toBeGreaterThan(0);
+    // A reload (or a link) opens the same tool and panel.
+    await tab('What the LLM sees');
+    await expect
+      .poll(() => new URL(page.url()).hash, POLL)
+      .toBe('#/tools/lookup_weather_by_city?version=2&panel=llm');
+    await page.reload();
+    await page.getByRole('heading', { name: 'What the LLM sees' }).waitFor();
+    expect(await page.getByRole('tab', { selected: true }).textContent()).toBe('What the LLM sees');
+    await accessible('tool');
+    await tab('Run');
+    await shot('0-tool');
+    await tab('What the LLM sees');
+  }, 30_000);
+
   it('shows what each consumer receives, MCP included, with sizes in characters and tokens', async () => {
-    await page.getByRole('button', { name: /lookup_weather_by_city/ }).click();
     await page.getByRole('heading', { name: 'What the LLM sees' }).waitFor();
     for (const consumer of ['A2T', 'mcp', 'openai', 'anthropic', 'gemini', 'agent-tool']) {
       await expect
@@ -220,6 +258,7 @@ describe.skipIf(!hasChromium)('Sculptor Studio in Chromium', () => {
   }, 30_000);
 
   it('compares the latest version with the one before by default, as sculptor diff does', async () => {
+    await tab('Versions');
     await page.getByRole('heading', { name: 'Versions', exact: true }).waitFor();
     await expect
       .poll(() => page.locator('#versions-verdict').textContent(), POLL)
@@ -242,6 +281,24 @@ describe.skipIf(!hasChromium)('Sculptor Studio in Chromium', () => {
     await expect.poll(() => page.locator('#versions tbody tr').count(), POLL).toBe(shown - 1 + folded);
     await shot('3-versions', { element: '#versions' });
     await accessible('versions');
+  }, 30_000);
+
+  it('shows the steps a failed run never reached as not run, and offers no test for it', async () => {
+    await tab('Run');
+    await page.getByLabel(/^city/).fill('xyznonexistentlocation12345');
+    await run();
+    await page.locator('#run-error').waitFor();
+    expect(await page.locator('#run-error').textContent()).toMatch(/^tool\.error: /);
+    await expect.poll(() => page.locator('.waterfall tr[data-outcome="not_run"]').count(), POLL).toBe(2);
+    const rows = await page.locator('.waterfall tr[data-outcome="not_run"]').allTextContents();
+    for (const row of rows) {
+      expect(row).toContain('not run: an earlier step failed first');
+      expect(row).not.toMatch(/\(cache\)|0\.0 ms|\boff\b/);
+    }
+    expect(await page.getByRole('button', { name: 'Save this run as a test' }).count()).toBe(0);
+    expect(await page.locator('#save-hint').textContent()).toContain('cannot be saved as a test');
+    await shot('11-not-run', { focus: '.waterfall', at: 'end' });
+    await accessible('a failed run');
   }, 30_000);
 
   it('runs against the recordings: three steps with cache scope and TTL, the projection, then two cache hits', async () => {
@@ -312,7 +369,7 @@ describe.skipIf(!hasChromium)('Sculptor Studio in Chromium', () => {
 
   it('runs live against a loopback backend: a boolean choice, bounds enforced, the key masked in trace and HAR', async () => {
     await page.getByLabel('Search tools').fill('shout');
-    await page.getByRole('button', { name: /shout_word/ }).click();
+    await tool(/shout_word/).click();
     await page.getByLabel(/^word/).fill('hello');
     // A boolean is a choice of true or false, not a text field.
     const loud = page.getByLabel(/^loud/);
@@ -367,7 +424,8 @@ describe.skipIf(!hasChromium)('Sculptor Studio in Chromium', () => {
 
   it('compares any two versions side by side, with the verdict and findings sculptor diff prints', async () => {
     await page.getByLabel('Search tools').fill('say');
-    await page.getByRole('button', { name: /say_word/ }).click();
+    await tool(/say_word/).click();
+    await tab('Versions');
     await expect.poll(() => page.getByLabel('with version').inputValue(), POLL).toBe('3');
     expect(await page.getByLabel('Compare version').inputValue()).toBe('2');
     await page.getByLabel('Compare version').selectOption('1');
@@ -441,6 +499,17 @@ describe.skipIf(!hasChromium)('Sculptor Studio in Chromium', () => {
     await rm(v4);
     await expect.poll(() => page.getByText('No errors or warnings.').count(), POLL).toBe(1);
   }, 60_000);
+
+  it('runs against the recordings with the credential variable unset, as sculptor test does', async () => {
+    await page.getByLabel('Search tools').fill('define');
+    await tool(/define_word/).click();
+    await page.getByLabel(/^word/).fill('sculpt');
+    await run();
+    await page.locator('#run-output').waitFor();
+    expect(JSON.parse((await page.locator('#run-output').textContent()) ?? '{}')).toEqual({
+      meaning: 'To shape a material into a form.',
+    });
+  }, 30_000);
 
   it('updates the findings on save: a load error, then a lint warning, each at file:line:col', async () => {
     const file = path.join(dir, 'weather', 'lookup_weather_by_city.v2.sculpt.yaml');

@@ -24,6 +24,12 @@ export interface IdentityProviderHarness {
   tokenUrl: string;
   /** Token-endpoint calls that issued a token, by grant type. */
   issued: Record<string, number>;
+  /** Every request the provider received, by path (`/jwks`, `/.well-known/openid-configuration`…). */
+  requests: Record<string, number>;
+  /** While set, the keys endpoint answers 503: the provider's keys unreachable, discovery still up. */
+  keysDown: boolean;
+  /** Where the provider publishes its keys (a path, from discovery). */
+  keysPath: string;
   /** Client-credentials access token for `resource`. */
   token(clientId: string, resource: string, scope?: string): Promise<string>;
   /** The keys the provider signs with, private parts included (to forge tokens in tests). */
@@ -46,6 +52,8 @@ export interface HarnessClient {
 type PrivateKey = Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
 
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+/** oidc-provider's default `jwks_uri` path. */
+const KEYS_PATH = '/jwks';
 const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
 
 interface Key {
@@ -67,10 +75,19 @@ export async function startIdentityProvider(options: {
   accessTokenTtlSeconds?: number;
 }): Promise<IdentityProviderHarness> {
   const issued: Record<string, number> = {};
+  const requests: Record<string, number> = {};
   let keys: Key[] = [await newKey('key-1')];
   let handler: http.RequestListener = (_req, res) => res.writeHead(503).end();
   const sockets = new Set<Socket>();
-  let server = http.createServer((req, res) => handler(req, res));
+  let keysDown = false;
+  // Counted here, at the provider, whatever the gateway believes it asked for.
+  const serve: http.RequestListener = (req, res) => {
+    const path = new URL(req.url ?? '/', 'http://idp').pathname;
+    requests[path] = (requests[path] ?? 0) + 1;
+    if (keysDown && path === KEYS_PATH) return void res.writeHead(503).end();
+    handler(req, res);
+  };
+  let server = http.createServer(serve);
   server.on('connection', (s) => sockets.add(s).size && s.on('close', () => sockets.delete(s)));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
@@ -190,6 +207,14 @@ export async function startIdentityProvider(options: {
     issuer,
     tokenUrl,
     issued,
+    requests,
+    keysPath: KEYS_PATH,
+    get keysDown() {
+      return keysDown;
+    },
+    set keysDown(down: boolean) {
+      keysDown = down;
+    },
     async token(clientId, resource, scope) {
       const client = options.clients.find((c) => c.client_id === clientId)!;
       const post = () =>
@@ -218,7 +243,7 @@ export async function startIdentityProvider(options: {
     async rotateKeys() {
       keys = [await newKey(`key-${keys.length + 1}`), ...keys];
       await close();
-      server = http.createServer((req, res) => handler(req, res));
+      server = http.createServer(serve);
       server.on('connection', (s) => sockets.add(s).size && s.on('close', () => sockets.delete(s)));
       handler = build().callback();
       await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));

@@ -1,8 +1,8 @@
-/** The shared corpus of real OpenAPI descriptions (../shared/specs, see its SOURCES.md). */
+/** The corpus of real OpenAPI descriptions (test/fixtures/specs, provenance in its SOURCES.md). */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-export const SPECS = join(import.meta.dirname, '../../../shared/specs');
+export const SPECS = join(import.meta.dirname, '../fixtures/specs');
 
 /** A document, not a fragment: its top level has `openapi` or `swagger` (without parsing 2 MB of YAML twice). */
 export function isEntryDocument(file: string, text: string): boolean {

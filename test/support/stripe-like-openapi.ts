@@ -1,5 +1,5 @@
 /**
- * Stripe-sized OpenAPI descriptions, generated (issue #14): a committed
+ * Stripe-sized OpenAPI descriptions, generated: a committed
  * generator rather than a 4 MB file. The shape is Stripe's where it hurts a
  * loader:
  *
@@ -78,7 +78,7 @@ const WORDS = (
 ).split(' ');
 
 /** A small deterministic generator (mulberry32). */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -456,7 +456,7 @@ export function stripeLikeDocument(options: StripeLikeOptions = {}): Record<stri
       },
     },
     info: {
-      description: 'A generated description shaped like a large payments API (sculptor issue #14).',
+      description: 'A generated description shaped like a large payments API.',
       title: 'Stripe-like API',
       version: '2024-04-10',
     },

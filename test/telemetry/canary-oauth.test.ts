@@ -8,7 +8,7 @@ import { type IdentityProviderHarness, startIdentityProvider } from '../support/
 import { type OtlpReceiver, startOtlpReceiver } from './support/otlp-receiver.ts';
 
 /**
- * Issue #21, RELIABILITY I3–I5 for OAuth: the gateway's client secret, the callers'
+ * RELIABILITY I3–I5 for OAuth: the gateway's client secret, the callers'
  * identity-provider tokens (JWTs) and the tokens it fetches or exchanges for backends
  * appear in no span, no log line (LOG_LEVEL=trace), no error body, and nowhere in Redis
  * in clear — keys and values scanned — while every path that handles them runs.

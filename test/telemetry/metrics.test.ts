@@ -62,10 +62,14 @@ describe('/metrics (Prometheus text, prom-client)', () => {
       'sculptor_invocations_in_flight',
       'sculptor_cache_store_operations_total',
       'sculptor_cache_integrity_violations_total',
+      'sculptor_cache_refused_total',
       'process_cpu_user_seconds_total',
       'nodejs_eventloop_lag_seconds',
     ]) {
       expect(text).toContain(`# HELP ${name} `);
+    }
+    for (const reason of ['expired', 'previous_format', 'secret']) {
+      expect(text).toMatch(new RegExp(`^sculptor_cache_refused_total\\{reason="${reason}"\\} \\d+$`, 'm'));
     }
   });
 

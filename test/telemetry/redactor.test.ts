@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { backendSecrets, Redactor } from '../../src/telemetry/redactor.ts';
+import { backendSecrets } from '../../src/sculpt/backend-secrets.ts';
+import { Redactor } from '../../src/telemetry/redactor.ts';
 
 describe('Redactor', () => {
   it('replaces registered secrets, raw, JSON-escaped and URL-encoded', () => {

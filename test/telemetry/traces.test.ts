@@ -86,8 +86,12 @@ describe('one trace per invocation, caller → gateway → backend', () => {
         { name: 'label', value: `Item ${itemIdFor(name)}` },
       ],
     });
-    // Server, execute_tool, 2 steps, 2 backend calls, ≥ 2 Redis GETs.
-    await receiver.waitFor((spans) => inTrace(spans, callerTrace).length >= 8);
+    // Server, execute_tool, 2 steps, 2 backend calls, ≥ 2 Redis GETs. The server span ends last,
+    // and Redis spans may be exported before it in a batch of their own: wait for it too.
+    await receiver.waitFor((spans) => {
+      const mine = inTrace(spans, callerTrace);
+      return mine.length >= 8 && mine.some((s) => s.kind === SERVER);
+    });
     trace = inTrace(receiver.spans, callerTrace);
   });
 
@@ -204,13 +208,20 @@ describe('one trace per invocation, caller → gateway → backend', () => {
     expect(lines[0]!.duration_ms).toEqual(expect.any(Number));
   });
 
-  it('marks cache hits, with no backend call, on the next invocation', async () => {
-    const again = hex(16);
-    const seenBefore = backend.seen.length;
-    const res = await invoke('lookup_item', { name }, { traceparent: `00-${again}-${hex(8)}-01` });
-    expect(res.status).toBe(200);
-    await receiver.waitFor((spans) => inTrace(spans, again).some((s) => s.kind === SERVER));
-    const spans = inTrace(receiver.spans, again);
+  it('marks cache hits, with no backend call, once the steps are stored', async () => {
+    // A step's SET is fire-and-forget and bounded (100 ms): on a loaded machine one may be
+    // skipped, as designed, and the next call then loads and stores it again. Bounded retries.
+    let spans: ReceivedSpan[] = [];
+    let seenBefore = 0;
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const again = hex(16);
+      seenBefore = backend.seen.length;
+      const res = await invoke('lookup_item', { name }, { traceparent: `00-${again}-${hex(8)}-01` });
+      expect(res.status).toBe(200);
+      await receiver.waitFor((all) => inTrace(all, again).some((s) => s.kind === SERVER));
+      spans = inTrace(receiver.spans, again);
+      if (one(spans, (s) => s.name.startsWith('execute_tool')).attributes['sculptor.cache.hits'] === 2) break;
+    }
     expect(one(spans, (s) => s.name === 'step find').attributes['sculptor.cache']).toBe('hit');
     expect(one(spans, (s) => s.name === 'step detail').attributes['sculptor.cache']).toBe('hit');
     expect(
@@ -241,7 +252,7 @@ describe('other requests', () => {
       'error.type': 'upstream.error',
     });
     expect(tool.status.code).toBe(2);
-    // One step: folded into execute_tool (issue #18), its attributes on it; no span of its own.
+    // One step: folded into execute_tool, its attributes on it; no span of its own.
     expect(tool.attributes).toMatchObject({
       'sculptor.step.id': 'fail',
       'sculptor.step.outcome': 'error',

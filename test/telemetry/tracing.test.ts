@@ -5,12 +5,8 @@ import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/telemetry/logger.ts';
 import { traceServerRequest } from '../../src/telemetry/server-span.ts';
-import {
-  backendClientAttributes,
-  backendUrlTemplate,
-  redactQueryValues,
-  traceStep,
-} from '../../src/telemetry/tracing.ts';
+import { backendUrlTemplate } from '../../src/engine/step-tracer.ts';
+import { backendClientAttributes, redactQueryValues, traceStep } from '../../src/telemetry/tracing.ts';
 
 const exporter = new InMemorySpanExporter();
 const sdk = new NodeSDK({

@@ -1,14 +1,16 @@
 import { type Context, Hono } from 'hono';
-import type { Catalog, CatalogTool, ToolAudience } from '../../catalog/catalog.ts';
-import { toolIdFor } from '../../compile/tool-signature.ts';
+import type { CatalogTool, ScopedCatalog, ToolAudience } from '../../catalog/catalog.ts';
 import type { ToolArguments } from '../../engine/validate-arguments.ts';
+import { outputRecord } from '../../invoke/call-service.ts';
+import { audienceOf } from '../../invoke/tool-audience.ts';
 import { SculptorError } from '../../errors/sculptor-error.ts';
-import { answering, type Face, type FaceOptions } from '../shared/face.ts';
-import { rawPath } from '../shared/raw-path.ts';
-import { readJsonBody } from '../shared/read-json-body.ts';
-import { admitInvocation, audienceOf, invocationCaller, requestCaller } from '../shared/request-caller.ts';
+import { answering, type Face, type FaceOptions } from '../common/face.ts';
+import { rawPath } from '../common/raw-path.ts';
+import { readJsonBody } from '../common/read-json-body.ts';
+import { requestCaller, requestParty } from '../common/request-caller.ts';
 import { liteError } from './lite-errors.ts';
 import { liteGroup, liteTool, visibleGroups } from './lite-json.ts';
+import { LITE_OPENAPI } from './lite-openapi.ts';
 import { CAPABILITIES_PATH, type LiteRouteMatch, matchLiteRoute } from './lite-routes.ts';
 
 /** The same limit as an A2T invocation (RELIABILITY A1). */
@@ -20,12 +22,12 @@ export const MAX_GROUPS_PER_REQUEST = 50;
 export type A2tLiteFaceOptions = FaceOptions;
 
 /**
- * The a2t-lite face (../shared/seeds/a2t-lite-protocol.md): a capabilities file, tools and
+ * The a2t-lite face (docs/protocols/a2t-lite.md): a capabilities file, tools and
  * groups listed by offset with a total, search (`q`), and `POST /tools/{name}` with the
  * arguments as a plain JSON object, answering `{"result": {outputs…}}` or
  * `{"error": {"code", "message"}}`. Mounted at `{platform-root}/lite`: A2T owns
  * `{platform-root}/tools`, whose listing has another shape. Tenancy, scopes, quotas, the
- * invocation gate, deadlines and telemetry are the engine's and faces/shared's, as on A2T.
+ * invocation gate, deadlines and telemetry are the engine's and faces/common's, as on A2T.
  */
 export function createA2tLiteFace(options: A2tLiteFaceOptions): Face {
   const base = `${options.prefix ?? ''}/lite`;
@@ -50,14 +52,7 @@ export function createA2tLiteFace(options: A2tLiteFaceOptions): Face {
       );
     }
     if (match.route.name === 'capabilities') return c.json(capabilities(options.catalog(), base));
-    if (method !== 'POST' || !options.admit) return route(c, match);
-    // A call: admitted (shedding, rate, concurrency) before anything else is looked at.
-    const release = await options.admit(c);
-    try {
-      return await route(c, match);
-    } finally {
-      release();
-    }
+    return route(c, match);
   };
 
   const route = async (c: Context, match: LiteRouteMatch) => {
@@ -77,18 +72,20 @@ export function createA2tLiteFace(options: A2tLiteFaceOptions): Face {
       }
       case 'call':
       case 'groupCall': {
-        const tool = findTool(catalog, audience, match.name!);
-        const meta =
-          match.groupId === undefined ? undefined : groupRefresh(catalog, audience, match.groupId, tool);
-        await admitInvocation(caller, tool.current, options.quotas);
-        const body = await readJsonBody(c, MAX_CALL_BODY_BYTES, 'the arguments');
-        const { outputs } = await options.engine.invoke(tool.current, body as ToolArguments, {
+        const outcome = await options.calls.call({
+          face: 'a2t-lite',
+          tool: { name: match.name! },
+          party: requestParty(c, caller),
           signal: c.req.raw.signal,
-          caller: invocationCaller(c, caller),
-          ...(options.onInvocation ? { onReport: options.onInvocation } : {}),
+          arguments: async () =>
+            (await readJsonBody(c, MAX_CALL_BODY_BYTES, 'the arguments')) as ToolArguments,
         });
+        const meta =
+          match.groupId === undefined
+            ? undefined
+            : groupRefresh(outcome.catalog, audience, match.groupId, outcome.entry);
         c.header('cache-control', 'no-store');
-        const result = Object.fromEntries(outputs.map((o) => [o.name, o.value]));
+        const result = outputRecord(outcome.outputs);
         return c.json(meta ? { result, meta } : { result });
       }
       case 'capabilities':
@@ -111,11 +108,12 @@ export function createA2tLiteFace(options: A2tLiteFaceOptions): Face {
         : `${base}${match.route.template}`;
     },
     refuse: (c, error) => liteError(error, c.res.headers.get('allow')),
+    openApi: LITE_OPENAPI,
   };
 }
 
 /** What the server offers, with the face's real paths (`{platform-root}/lite/…`). */
-function capabilities(catalog: Catalog, base: string) {
+function capabilities(catalog: ScopedCatalog, base: string) {
   return {
     version: '1.0',
     features: {
@@ -130,22 +128,6 @@ function capabilities(catalog: Catalog, base: string) {
 }
 
 /**
- * The tool named so, if this caller may find it; else `tool.not_found`, exactly as for no tool
- * at all (the catalog's rule, RELIABILITY D5). A name is compared as sent: a percent-encoded
- * character never matches.
- */
-function findTool(catalog: Catalog, audience: ToolAudience, name: string): CatalogTool {
-  try {
-    return catalog.find(audience, toolIdFor(name));
-  } catch (err) {
-    if (err instanceof SculptorError && err.code === 'tool.not_found') {
-      throw new SculptorError('tool.not_found', `No tool named ${name.slice(0, 128)}.`);
-    }
-    throw err;
-  }
-}
-
-/**
  * A call made through a group the tool is not in (any more): its folder was renamed or the tool
  * moved by a reload since the client listed the group. Tool names are unique on the gateway, so
  * the call is made, and the answer tells the client which groups to list again: the group it
@@ -153,7 +135,7 @@ function findTool(catalog: Catalog, audience: ToolAudience, name: string): Catal
  * sent as meta: a call adds no tools (`dynamic_tools: false`).
  */
 function groupRefresh(
-  catalog: Catalog,
+  catalog: ScopedCatalog,
   audience: ToolAudience,
   groupId: string,
   tool: CatalogTool,
@@ -200,7 +182,12 @@ function single(c: Context, name: string): string | undefined {
  * `GET /tools` (every tool the caller may call) and `GET /groups/{id}/tools` (`group`: those of
  * one group), by name; with `q`, those matching, most relevant first (the catalog's search, BM25).
  */
-function listTools(c: Context, catalog: Catalog, audience: ToolAudience, group?: readonly CatalogTool[]) {
+function listTools(
+  c: Context,
+  catalog: ScopedCatalog,
+  audience: ToolAudience,
+  group?: readonly CatalogTool[],
+) {
   const limit = parseLimit(c, MAX_TOOLS_PER_REQUEST);
   const offset = parseOffset(c);
   const q = single(c, 'q')?.trim();
@@ -226,7 +213,7 @@ function listTools(c: Context, catalog: Catalog, audience: ToolAudience, group?:
  * (404 when X is not a group it can see), `parent_id=` (empty) only the top-level ones; `q` ranks
  * groups by their names and their tools' words (Catalog.searchGroups).
  */
-function listGroups(c: Context, catalog: Catalog, audience: ToolAudience) {
+function listGroups(c: Context, catalog: ScopedCatalog, audience: ToolAudience) {
   const limit = parseLimit(c, MAX_GROUPS_PER_REQUEST);
   const offset = parseOffset(c);
   const q = single(c, 'q')?.trim();

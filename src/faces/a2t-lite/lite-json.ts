@@ -1,4 +1,4 @@
-import type { Catalog, CatalogTool, ToolAudience } from '../../catalog/catalog.ts';
+import type { CatalogTool, ScopedCatalog, ToolAudience } from '../../catalog/catalog.ts';
 import type { ToolGroup } from '../../catalog/tool-groups.ts';
 import { toolSchema } from '../../compile/tool-schema.ts';
 
@@ -23,7 +23,7 @@ export interface LiteGroup {
 const tools = new WeakMap<CatalogTool, LiteTool>();
 
 /** A tool's wire form, made once per catalog entry (a reload makes new entries). */
-export function liteTool(catalog: Catalog, tool: CatalogTool): LiteTool {
+export function liteTool(catalog: ScopedCatalog, tool: CatalogTool): LiteTool {
   let wire = tools.get(tool);
   if (!wire) {
     const schema = toolSchema(tool.current);
@@ -44,7 +44,7 @@ export interface VisibleGroup {
   tools: CatalogTool[];
 }
 
-const visible = new WeakMap<Catalog, WeakMap<ToolAudience, Map<string, VisibleGroup>>>();
+const visible = new WeakMap<ScopedCatalog, WeakMap<ToolAudience, Map<string, VisibleGroup>>>();
 
 /**
  * The groups holding at least one tool the audience may list, by id, with those tools. A group
@@ -52,7 +52,7 @@ const visible = new WeakMap<Catalog, WeakMap<ToolAudience, Map<string, VisibleGr
  * count never reveals a hidden tool. Kept per catalog and audience (a static caller's audience
  * lives as long as its callers file).
  */
-export function visibleGroups(catalog: Catalog, audience: ToolAudience): Map<string, VisibleGroup> {
+export function visibleGroups(catalog: ScopedCatalog, audience: ToolAudience): Map<string, VisibleGroup> {
   let byAudience = visible.get(catalog);
   if (!byAudience) visible.set(catalog, (byAudience = new WeakMap()));
   let groups = byAudience.get(audience);

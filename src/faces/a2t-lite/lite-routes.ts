@@ -1,5 +1,5 @@
 /**
- * The a2t-lite routes (../shared/seeds/a2t-lite-protocol.md), below the face's base
+ * The a2t-lite routes (docs/protocols/a2t-lite.md), below the face's base
  * `{platform-root}/lite`, matched on the raw (still percent-encoded) path with anchored patterns,
  * like A2T's: a name or group id is one raw segment, compared as sent, so `%2e`, `;x` or an encoded
  * `/` never resolve to a tool or a group. The capabilities file is also served at the origin's

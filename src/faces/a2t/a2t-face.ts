@@ -1,16 +1,17 @@
 import { createHash } from 'node:crypto';
 import { type Context, Hono } from 'hono';
-import type { Catalog, ToolAudience, ToolFilter } from '../../catalog/catalog.ts';
+import type { ScopedCatalog, ToolAudience, ToolFilter } from '../../catalog/catalog.ts';
 import type { PageCursors } from '../../catalog/page-cursor.ts';
 import { SculptorError } from '../../errors/sculptor-error.ts';
 import { matchRoute, type RouteMatch } from './a2t-routes.ts';
 import { pageOf, parsePageCursor, parsePageLimit } from './paging.ts';
-import { problemResponse } from '../shared/problem-details.ts';
-import { A2T_ERRORS } from './a2t-errors.ts';
-import { answering, type Face, type FaceOptions } from '../shared/face.ts';
-import { rawPath } from '../shared/raw-path.ts';
-import { readJsonBody } from '../shared/read-json-body.ts';
-import { admitInvocation, audienceOf, invocationCaller, requestCaller } from '../shared/request-caller.ts';
+import { problemResponse } from '../common/problem-details.ts';
+import { answering, type Face, type FaceOptions } from '../common/face.ts';
+import { rawPath } from '../common/raw-path.ts';
+import { readJsonBody } from '../common/read-json-body.ts';
+import { audienceOf } from '../../invoke/tool-audience.ts';
+import { requestCaller, requestParty } from '../common/request-caller.ts';
+import { A2T_OPENAPI } from './a2t-openapi.ts';
 import { listingJson } from './listing-json.ts';
 import { readInvocation } from './read-invocation.ts';
 import { signatureJson } from './served-signature.ts';
@@ -28,17 +29,6 @@ export interface A2tFaceOptions extends FaceOptions {
 export function createA2tFace(options: A2tFaceOptions): Face {
   const prefix = options.prefix ?? '';
   const app = new Hono();
-
-  const handle = async (c: Context) => {
-    // Only invocations are POSTs on A2T; they are admitted before anything else is looked at.
-    if (c.req.method !== 'POST' || !options.admit) return route(c);
-    const release = await options.admit(c);
-    try {
-      return await route(c);
-    } finally {
-      release();
-    }
-  };
 
   const route = async (c: Context) => {
     // Every A2T route needs a caller (RELIABILITY D1), even to learn that a path does not exist.
@@ -60,31 +50,35 @@ export function createA2tFace(options: A2tFaceOptions): Face {
       case 'listTools':
         return json(c, listTools(c, catalog, audience, options.cursors));
       case 'getTool':
-        return json(c, signatureJson(catalog, catalog.find(audience, match.toolId!).current));
+        return json(c, signatureJson(catalog, audience, catalog.find(audience, match.toolId!).current));
       case 'listVersions':
         return json(c, listVersions(c, catalog, audience, match, options.cursors));
       case 'getVersion':
-        return json(c, signatureJson(catalog, catalog.findVersion(audience, match.toolId!, match.version!)));
+        return json(
+          c,
+          signatureJson(catalog, audience, catalog.findVersion(audience, match.toolId!, match.version!)),
+        );
       case 'invoke':
       case 'invokeVersion': {
-        const tool =
-          match.version === undefined
-            ? catalog.find(audience, match.toolId!).current
-            : catalog.findVersion(audience, match.toolId!, match.version);
-        await admitInvocation(caller, tool, options.quotas);
-        const body = await readJsonBody(c, MAX_INVOKE_BODY_BYTES, 'the invocation');
-        const result = await options.engine.invoke(tool, () => readInvocation(tool, body), {
+        const { outputs } = await options.calls.call({
+          face: 'a2t',
+          tool: { id: match.toolId! },
+          version: match.version,
+          party: requestParty(c, caller),
           signal: c.req.raw.signal,
-          caller: invocationCaller(c, caller),
-          ...(options.onInvocation ? { onReport: options.onInvocation } : {}),
+          // The envelope is read once the call is admitted; its problems are the invocation's.
+          arguments: async (tool) => {
+            const body = await readJsonBody(c, MAX_INVOKE_BODY_BYTES, 'the invocation');
+            return () => readInvocation(tool, body);
+          },
         });
         c.header('cache-control', 'no-store');
-        return c.json({ output_parameters: result.outputs });
+        return c.json({ output_parameters: outputs });
       }
     }
   };
-  app.all(`${prefix}/tools`, answering(handle, problem));
-  app.all(`${prefix}/tools/*`, answering(handle, problem));
+  app.all(`${prefix}/tools`, answering(route, problem));
+  app.all(`${prefix}/tools/*`, answering(route, problem));
   return {
     name: 'a2t',
     app,
@@ -94,11 +88,12 @@ export function createA2tFace(options: A2tFaceOptions): Face {
       return match ? `${prefix}${match.route.template}` : undefined;
     },
     refuse: problem,
+    openApi: A2T_OPENAPI,
   };
 }
 
 export function problem(c: Context, error: SculptorError): Response {
-  return problemResponse(error, A2T_ERRORS[error.code] === 'never', c.res.headers.get('allow'));
+  return problemResponse(error, c.res.headers.get('allow'));
 }
 
 /** Serialized JSON, with the headers `c.json` would send (signatures are serialized once per catalog). */
@@ -106,7 +101,7 @@ function json(c: Context, body: string): Response {
   return c.body(body, 200, { 'Content-Type': 'application/json' });
 }
 
-function listTools(c: Context, catalog: Catalog, audience: ToolAudience, cursors: PageCursors): string {
+function listTools(c: Context, catalog: ScopedCatalog, audience: ToolAudience, cursors: PageCursors): string {
   const limit = parsePageLimit(c.req.queries('pageLimit') ?? []);
   const cursor = parsePageCursor(c.req.queries('pageCursor') ?? []);
   const tags = [...new Set(c.req.queries('tag') ?? [])].sort();
@@ -126,20 +121,20 @@ function listTools(c: Context, catalog: Catalog, audience: ToolAudience, cursors
   const tools = catalog.list(filter, after, limit + 1);
   const { page, next } = pageOf(tools, limit, (t) => t.name, cursors, listing);
   return listingJson(
-    page.map((t) => signatureJson(catalog, t.current)),
+    page.map((t) => signatureJson(catalog, filter.audience, t.current)),
     { pageLimit: limit, next },
   );
 }
 
 /**
- * `GET /tools?q=…` (an extension of A2T, issue #16): the same filters, most relevant first.
+ * `GET /tools?q=…` (an extension of A2T): the same filters, most relevant first.
  * The cursor carries the rank the next page starts at, bound to the query; a reload between
  * pages may shift the ranking — the listing is a search, not an inventory.
  */
 function searchTools(
-  catalog: Catalog,
+  catalog: ScopedCatalog,
   query: string,
-  filter: ToolFilter,
+  filter: ToolFilter & { audience: ToolAudience },
   limit: number,
   cursor: string | undefined,
   cursors: PageCursors,
@@ -158,14 +153,14 @@ function searchTools(
   const page = ranked.slice(0, limit);
   const next = ranked.length > limit ? cursors.encode(listing, String(start + limit)) : null;
   return listingJson(
-    page.map((t) => signatureJson(catalog, t.current)),
+    page.map((t) => signatureJson(catalog, filter.audience, t.current)),
     { pageLimit: limit, next },
   );
 }
 
 function listVersions(
   c: Context,
-  catalog: Catalog,
+  catalog: ScopedCatalog,
   audience: ToolAudience,
   match: RouteMatch,
   cursors: PageCursors,
@@ -178,7 +173,7 @@ function listVersions(
   const versions = tool.versions.filter((v) => after === undefined || v.signature.version < after);
   const { page, next } = pageOf(versions, limit, (v) => String(v.signature.version), cursors, listing);
   return listingJson(
-    page.map((v) => signatureJson(catalog, v)),
+    page.map((v) => signatureJson(catalog, audience, v)),
     { pageLimit: limit, next },
   );
 }

@@ -1,13 +1,17 @@
-import type { Catalog } from '../../catalog/catalog.ts';
+import type { ScopedCatalog, ToolAudience } from '../../catalog/catalog.ts';
 import type { CompiledTool } from '../../compile/compile-tool.ts';
 import type { ToolSignature } from '../../compile/tool-signature.ts';
 
 /** A2T's ToolSignature as served: the version's signature plus the tool's current version. */
 export type ServedSignature = ToolSignature & { currentVersion: number };
 
-export function servedSignature(catalog: Catalog, tool: CompiledTool): ServedSignature {
-  const entry = catalog.tool(tool.signature.toolId);
-  return { ...tool.signature, currentVersion: entry?.current.signature.version ?? tool.signature.version };
+export function servedSignature(
+  catalog: ScopedCatalog,
+  audience: ToolAudience,
+  tool: CompiledTool,
+): ServedSignature {
+  const current = catalog.currentVersion(audience, tool.signature.toolId);
+  return { ...tool.signature, currentVersion: current ?? tool.signature.version };
 }
 
 /**
@@ -18,10 +22,13 @@ export function servedSignature(catalog: Catalog, tool: CompiledTool): ServedSig
  * the whole (large) heap, 200 ms pauses at 8 connections. Kept by the face, since it is the
  * face's wire form; it goes with its catalog.
  */
-const byCatalog = new WeakMap<Catalog, Map<CompiledTool, string>>();
+const byCatalog = new WeakMap<ScopedCatalog, Map<CompiledTool, string>>();
 
-/** `JSON.stringify(servedSignature(catalog, tool))`, once per catalog. */
-export function signatureJson(catalog: Catalog, tool: CompiledTool): string {
+/**
+ * `JSON.stringify(servedSignature(catalog, audience, tool))`, once per catalog: a signature is
+ * the same for every audience that may see it, so the first one's look-up serves the others.
+ */
+export function signatureJson(catalog: ScopedCatalog, audience: ToolAudience, tool: CompiledTool): string {
   let cache = byCatalog.get(catalog);
   if (!cache) {
     cache = new Map();
@@ -29,7 +36,7 @@ export function signatureJson(catalog: Catalog, tool: CompiledTool): string {
   }
   let json = cache.get(tool);
   if (json === undefined) {
-    json = JSON.stringify(servedSignature(catalog, tool));
+    json = JSON.stringify(servedSignature(catalog, audience, tool));
     cache.set(tool, json);
   }
   return json;

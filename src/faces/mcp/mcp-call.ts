@@ -1,9 +1,6 @@
 import { type CallToolResult, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import type { Catalog, ToolAudience } from '../../catalog/catalog.ts';
-import type { CompiledTool } from '../../compile/compile-tool.ts';
-import { toolIdFor } from '../../compile/tool-signature.ts';
 import { SculptorError, toSculptorError } from '../../errors/sculptor-error.ts';
-import { admitInvocation, audienceOf } from '../shared/request-caller.ts';
+import { outputRecord } from '../../invoke/call-service.ts';
 import { MCP_ERRORS } from './mcp-errors.ts';
 import type { McpCaller, McpToolsOptions } from './mcp-server.ts';
 import { ERROR_META, VERSION_META } from './mcp-tools.ts';
@@ -15,6 +12,8 @@ export interface ToolCall {
   meta: Readonly<Record<string, unknown>> | undefined;
   /** Aborted by MCP cancellation: `notifications/cancelled`, or the HTTP request closing. */
   signal: AbortSignal;
+  /** Told the stable code when the answer is an `isError` result (the call's span records it). */
+  failed?: (code: string) => void;
   /** Sends a notification related to this request (progress, when the client asked for it). */
   notify: (notification: { method: 'notifications/progress'; params: ProgressParams }) => Promise<void>;
 }
@@ -27,26 +26,25 @@ type ProgressParams = {
 };
 
 /**
- * One `tools/call`: admitted like every invocation (the host's gate, the caller's scopes and
- * quota), run by the engine (its validation, deadline, cache and telemetry), answered as
- * `structuredContent` (the outputs as one object) plus the same JSON as text for clients that
- * read only `content`. Tool outcomes are `isError` results; an unknown tool or version is
- * JSON-RPC -32602 (MCP_ERRORS).
+ * One `tools/call`, through the call service like every face's (admission, the caller's
+ * audience, scopes and quota, the engine), answered as `structuredContent` (the outputs as one
+ * object) plus the same JSON as text for clients that read only `content`. Tool outcomes are
+ * `isError` results; an unknown tool or version is JSON-RPC -32602 (MCP_ERRORS).
  */
 export async function callTool(
   options: McpToolsOptions,
   who: McpCaller,
   call: ToolCall,
 ): Promise<CallToolResult> {
-  let release: (() => void) | undefined;
   try {
-    release = await who.admit?.();
-    const tool = findTool(options.catalog(), audienceOf(who.caller), call);
-    await admitInvocation(who.caller, tool, options.quotas);
     const progressToken = call.meta?.progressToken;
-    const result = await options.engine.invoke(tool, call.args ?? {}, {
+    const { outputs } = await options.calls.call({
+      face: 'mcp',
+      tool: { name: call.name },
+      version: pinnedVersion(call.meta),
+      party: who,
       signal: call.signal,
-      caller: who.engine,
+      arguments: () => call.args ?? {},
       // A client that sent a progressToken hears of each finished step (MCP progress utility).
       ...(typeof progressToken === 'string' || typeof progressToken === 'number'
         ? {
@@ -59,42 +57,29 @@ export async function callTool(
                 .catch(() => undefined),
           }
         : {}),
-      ...(options.onInvocation ? { onReport: options.onInvocation } : {}),
     });
-    const structured: Record<string, unknown> = {};
-    for (const output of result.outputs) structured[output.name] = output.value;
+    const structured = outputRecord(outputs);
     return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
   } catch (err) {
     // Cancelled: the SDK sends no response to a cancelled request, so there is no one to answer.
     if (call.signal.aborted) throw err;
-    return answerError(toSculptorError(err));
-  } finally {
-    release?.();
+    const answer = answerError(toSculptorError(err));
+    call.failed?.((answer._meta?.[ERROR_META] as { code: string }).code);
+    return answer;
   }
 }
 
-/** The tool by its MCP name (the A2T name), current or pinned by `_meta['io.sculptor/version']`. */
-function findTool(catalog: Catalog, audience: ToolAudience, call: ToolCall): CompiledTool {
-  const pinned = call.meta?.[VERSION_META];
-  if (pinned !== undefined && !(Number.isSafeInteger(pinned) && (pinned as number) >= 1)) {
+/** The version `_meta['io.sculptor/version']` pins (the A2T promise, kept on MCP); undefined: the current one. */
+function pinnedVersion(meta: Readonly<Record<string, unknown>> | undefined): number | undefined {
+  const pinned = meta?.[VERSION_META];
+  if (pinned === undefined) return undefined;
+  if (!(Number.isSafeInteger(pinned) && (pinned as number) >= 1)) {
     throw new SculptorError(
       'tool.version_not_found',
       `_meta['${VERSION_META}'] must be a version number (a positive integer); got ${JSON.stringify(pinned)}.`,
     );
   }
-  try {
-    // The id is a hash of the name: the catalog's name index spares computing it per call.
-    const toolId = catalog.named(call.name)?.toolId ?? toolIdFor(call.name);
-    return pinned === undefined
-      ? catalog.find(audience, toolId).current
-      : catalog.findVersion(audience, toolId, pinned as number);
-  } catch (err) {
-    const error = toSculptorError(err);
-    // The catalog speaks of ids; an MCP client sent a name.
-    if (error.code === 'tool.not_found')
-      throw new SculptorError('tool.not_found', `Unknown tool: ${call.name}.`);
-    throw error;
-  }
+  return pinned as number;
 }
 
 const HIDDEN_DETAIL = 'The gateway failed to serve this call; its operator can read why in the logs.';

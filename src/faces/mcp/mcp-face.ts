@@ -1,19 +1,13 @@
-import {
-  type AuthInfo,
-  createMcpHandler,
-  localhostAllowedHostnames,
-  type McpHttpHandler,
-  validateHostHeader,
-  validateOriginHeader,
-} from '@modelcontextprotocol/server';
+import { type AuthInfo, createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { type Context, Hono } from 'hono';
 import { bearerChallenge } from '../../callers/authenticate.ts';
 import type { CallerDirectory } from '../../callers/load-callers.ts';
 import { protectedResourceMetadata } from '../../callers/protected-resource.ts';
 import { SculptorError, toSculptorError } from '../../errors/sculptor-error.ts';
-import type { Face, InvocationGate } from '../shared/face.ts';
-import { readJsonBody } from '../shared/read-json-body.ts';
-import { invocationCaller, requestCaller } from '../shared/request-caller.ts';
+import type { StreamAdmission } from '../../invoke/call-service.ts';
+import type { Face } from '../common/face.ts';
+import { readJsonBody } from '../common/read-json-body.ts';
+import { requestCaller, requestParty } from '../common/request-caller.ts';
 import { type McpCaller, mcpServerFactory, type McpToolsOptions } from './mcp-server.ts';
 
 /** A JSON-RPC message (or batch) is small; tool arguments are capped like A2T's invocation body. */
@@ -26,16 +20,10 @@ export interface McpFaceOptions extends McpToolsOptions {
   prefix?: string;
   /** The callers file in force (read per request); absent: the anonymous caller of one tenant. */
   callers?: () => CallerDirectory | undefined;
-  /** The server's admission of invocations; an MCP request is one when it is a `tools/call`. */
-  admit?: InvocationGate;
-  /**
-   * Host names (DNS rebinding protection) a request's `Host` and `Origin` may name besides the
-   * loopback ones. Unset: `Origin`, when sent, must be a loopback one; `Host` is checked only when
-   * the gateway listens on loopback (`loopbackOnly`), since a deployment is reached by names only
-   * its operator knows.
-   */
-  allowedHosts?: readonly string[];
-  loopbackOnly?: boolean;
+  /** The server's cap on one caller's long-lived streams: each `subscriptions/listen` holds a slot while open. */
+  admitStream?: StreamAdmission;
+  /** Listen streams the whole endpoint holds open at once (the SDK answers past it). */
+  maxStreams?: number;
   onError?: (error: Error) => void;
 }
 
@@ -54,64 +42,52 @@ export interface McpFace extends Face {
  * reach the call (closing the request does). Sessions would need sticky routing across
  * replicas; 2026 clients have neither limit (README, "Use it from an agent").
  *
- * This file is the HTTP edge only — Host/Origin, the caller, the counted body — and the tools
+ * This file is the HTTP edge only — the caller, the counted body, the listen-stream slot (the
+ * server checks Host and Origin before any face) — and the tools
  * are the factory's (mcp-server.ts), the same one stdio serves. It is wired by hand as the SDK's
  * Hono guide shows (`createMcpHandler`'s `fetch` on `c.req.raw`), without the
  * `@modelcontextprotocol/hono` adapter: its parts are a body parser (4 MiB, a plain-text 400) and
- * the same Host/Origin validators, which would duplicate the counted body and the checks here.
+ * Host/Origin validators, which would duplicate the counted body and the server's own rule.
  */
 export function createMcpFace(options: McpFaceOptions): McpFace {
   const prefix = options.prefix ?? '';
   const endpoint = `${prefix}/mcp`;
-  const extra = options.allowedHosts ?? [];
-  const origins = [...localhostAllowedHostnames(), ...extra];
-  const hosts = extra.length > 0 || options.loopbackOnly ? origins : undefined;
-  // The SDK's check parses the header as a URL; clients send the same few Host values, so each
-  // verdict is kept (a bounded number of them: a scanner sending many is answered, not cached).
-  const hostVerdicts = new Map<string, boolean>();
-  const hostAllowed = (host: string | undefined): boolean => {
-    if (host === undefined) return validateHostHeader(host, hosts!).ok;
-    let ok = hostVerdicts.get(host);
-    if (ok === undefined) {
-      ok = validateHostHeader(host, hosts!).ok;
-      if (hostVerdicts.size < 64) hostVerdicts.set(host, ok);
-    }
-    return ok;
-  };
-
   const handler: McpHttpHandler = createMcpHandler(
     mcpServerFactory(options, (rc) => callerOfRequest(rc.authInfo)),
-    { legacy: 'stateless', ...(options.onError ? { onerror: options.onError } : {}) },
+    {
+      legacy: 'stateless',
+      ...(options.maxStreams !== undefined ? { maxSubscriptions: options.maxStreams } : {}),
+      ...(options.onError ? { onerror: options.onError } : {}),
+    },
   );
 
   const app = new Hono();
   app.all(endpoint, async (c) => {
-    // DNS rebinding (MCP transports, "Security Warning"): a page on another site must not reach
-    // a local gateway through the browser.
-    if (hosts && !hostAllowed(c.req.header('host'))) {
-      return forbidden(
-        'The Host header names a host this gateway does not serve (DNS rebinding protection). ' +
-          `If clients reach the gateway by that name, add it to ${ALLOWED_HOSTS_SETTING} (comma-separated host names).`,
-      );
-    }
-    if (!validateOriginHeader(c.req.header('origin'), origins).ok) {
-      return forbidden(
-        'Requests from this Origin are not allowed (DNS rebinding protection). ' +
-          `If a browser-based client on that origin should reach the gateway, add its host name to ${ALLOWED_HOSTS_SETTING}.`,
-      );
-    }
     const caller = await requestCaller(c, options.callers?.());
     // Sculptor reads and counts the body itself (the SDK's own read has no cap once handed one).
     const parsedBody =
       c.req.method === 'POST' ? await readJsonBody(c, MAX_MCP_BODY_BYTES, 'the JSON-RPC message') : undefined;
-    const who: McpCaller = {
-      caller,
-      engine: invocationCaller(c, caller),
-      ...(options.admit && isToolCall(parsedBody) ? { admit: () => options.admit!(c) } : {}),
-    };
+    // Each `tools/call` of the request — every call of a JSON-RPC batch on its own — goes through
+    // the call service with this party, so a batch is admitted exactly as that many single calls.
+    const who: McpCaller = requestParty(c, caller);
     // authInfo is the SDK's pass-through slot for who a request is from; the token itself stays here.
     const authInfo: AuthInfo = { token: '', clientId: caller.name, scopes: [], extra: { [CALLER]: who } };
-    return handler.fetch(c.req.raw, { authInfo, parsedBody });
+    const listen = options.admitStream ? listenRequest(parsedBody) : undefined;
+    if (listen === undefined) return handler.fetch(c.req.raw, { authInfo, parsedBody });
+    let release: () => void;
+    try {
+      release = options.admitStream!(who);
+    } catch (err) {
+      return refuse(c, toSculptorError(err), listen.id);
+    }
+    let answer: Response;
+    try {
+      answer = await handler.fetch(c.req.raw, { authInfo, parsedBody });
+    } catch (err) {
+      release();
+      throw err;
+    }
+    return heldWhileOpen(answer, release);
   });
   app.get(RESOURCE_METADATA, (c) => resourceMetadata(c));
   app.get(`${RESOURCE_METADATA}${endpoint}`, (c) => resourceMetadata(c));
@@ -125,7 +101,7 @@ export function createMcpFace(options: McpFaceOptions): McpFace {
   };
 
   /** A refusal before any JSON-RPC message is handled: the code's status, a JSON-RPC error body. */
-  const refuse = (c: Context, error: SculptorError): Response => {
+  const refuse = (c: Context, error: SculptorError, id: string | number | null = null): Response => {
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       'cache-control': 'no-store',
@@ -134,10 +110,17 @@ export function createMcpFace(options: McpFaceOptions): McpFace {
     const challenge = bearerChallenge(error, `${origin}${RESOURCE_METADATA}${endpoint}`);
     if (challenge) headers['www-authenticate'] = challenge;
     if (error.retryAfter !== undefined) headers['retry-after'] = String(Math.ceil(error.retryAfter));
-    const code = error.code === 'request.malformed' ? -32700 : error.status >= 500 ? -32603 : -32600;
+    const code =
+      error.code === 'request.malformed'
+        ? -32700
+        : error.code === 'request.host_not_allowed'
+          ? -32000 // as the SDK's own Host/Origin validators answer
+          : error.status >= 500
+            ? -32603
+            : -32600;
     const body = {
       jsonrpc: '2.0',
-      id: null,
+      id,
       error: { code, message: error.message, data: { code: error.code, retryable: error.retryable } },
     };
     return new Response(JSON.stringify(body), { status: error.status, headers });
@@ -159,15 +142,6 @@ export function createMcpFace(options: McpFaceOptions): McpFace {
 
 const CALLER = 'io.sculptor/caller';
 
-/** The setting (config/settings.ts) that fills `allowedHosts`, named in the 403 so an operator knows what to set. */
-const ALLOWED_HOSTS_SETTING = 'SCULPTOR_MCP_ALLOWED_HOSTS';
-
-/** Host or Origin refused: 403 with a JSON-RPC error, as the SDK's own validators answer. */
-function forbidden(message: string): Response {
-  const body = { jsonrpc: '2.0', id: null, error: { code: -32000, message } };
-  return new Response(JSON.stringify(body), { status: 403, headers: { 'content-type': 'application/json' } });
-}
-
 function callerOfRequest(authInfo: AuthInfo | undefined): McpCaller {
   const who = authInfo?.extra?.[CALLER] as McpCaller | undefined;
   // Every request passes the route above, which sets it; anything else is a bug, not a caller.
@@ -175,7 +149,42 @@ function callerOfRequest(authInfo: AuthInfo | undefined): McpCaller {
   return who;
 }
 
-/** Whether a JSON-RPC message is a `tools/call` (an invocation, which the server's gate admits). */
-function isToolCall(body: unknown): boolean {
-  return typeof body === 'object' && body !== null && (body as { method?: unknown }).method === 'tools/call';
+/** The message when it opens a listen stream (`subscriptions/listen`, the 2026-07-28 wire), else undefined. */
+function listenRequest(body: unknown): { id: string | number | null } | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const message = body as { method?: unknown; id?: unknown };
+  if (message.method !== 'subscriptions/listen') return undefined;
+  return { id: typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null };
+}
+
+/**
+ * The answer, with `release` called once it is over: at once for a plain answer (a refusal, an
+ * error), when the stream ends or the client goes away for an event stream.
+ */
+function heldWhileOpen(answer: Response, release: () => void): Response {
+  const body = answer.body;
+  if (!body || !(answer.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+    release();
+    return answer;
+  }
+  const reader = body.getReader();
+  const held = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          release();
+          controller.close();
+        } else controller.enqueue(value);
+      } catch (err) {
+        release();
+        controller.error(err);
+      }
+    },
+    cancel(reason) {
+      release();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(held, { status: answer.status, headers: answer.headers });
 }

@@ -4,14 +4,11 @@ import {
   ProtocolError,
   ProtocolErrorCode,
 } from '@modelcontextprotocol/server';
-import type { Caller } from '../../callers/load-callers.ts';
-import type { QuotaCheck } from '../../callers/quotas.ts';
-import type { Catalog } from '../../catalog/catalog.ts';
+import type { ScopedCatalog } from '../../catalog/catalog.ts';
 import type { PageCursors } from '../../catalog/page-cursor.ts';
-import type { InvocationCaller } from '../../engine/attach-credentials.ts';
-import type { Engine, InvocationReport } from '../../engine/invoke-tool.ts';
 import { toSculptorError } from '../../errors/sculptor-error.ts';
-import { audienceOf } from '../shared/request-caller.ts';
+import type { CallParty, CallService } from '../../invoke/call-service.ts';
+import { audienceOf } from '../../invoke/tool-audience.ts';
 import { callTool } from './mcp-call.ts';
 import { listPage, SEARCH_META } from './mcp-tools.ts';
 
@@ -19,13 +16,7 @@ import { listPage, SEARCH_META } from './mcp-tools.ts';
 export const SERVER_INFO = { name: 'sculptor', title: 'Sculptor', version: '0.1.0' } as const;
 
 /** Who one MCP request (HTTP) or connection (stdio) is from, as the host established it. */
-export interface McpCaller {
-  caller: Caller;
-  /** The engine's view of it (tenant, context, credentials, pass-through headers). */
-  engine: InvocationCaller;
-  /** The host's admission of an invocation (shedding, rate, concurrency); resolves to its release. */
-  admit?: () => Promise<() => void>;
-}
+export type McpCaller = CallParty;
 
 /** A `tools/call` as telemetry sees it: names and ids only, never arguments. */
 export interface McpCallInfo {
@@ -35,16 +26,21 @@ export interface McpCallInfo {
   meta: Readonly<Record<string, unknown>> | undefined;
 }
 
-/** Runs one `tools/call` inside its span; given by the host (faces do not import telemetry). */
-export type McpCallTracer = <T>(call: McpCallInfo, run: () => Promise<T>) => Promise<T>;
+/**
+ * Runs one `tools/call` inside its span; given by the host (faces do not import telemetry). The
+ * face tells it, through `failed`, the stable code of an answer that is an error (`isError`).
+ */
+export type McpCallTracer = <T>(
+  call: McpCallInfo,
+  run: (failed: (code: string) => void) => Promise<T>,
+) => Promise<T>;
 
 export interface McpToolsOptions {
   /** The catalog in force; read per request, so a reload swaps it atomically. */
-  catalog: () => Catalog;
-  engine: Engine;
+  catalog: () => ScopedCatalog;
+  /** Every `tools/call` goes through it: admission, look-up, scopes and quota, engine, report. */
+  calls: CallService;
   cursors: PageCursors;
-  quotas?: QuotaCheck;
-  onInvocation?: (report: InvocationReport) => void;
   traceCall?: McpCallTracer;
 }
 
@@ -90,13 +86,14 @@ export function mcpServerFactory(
     });
     mcp.server.setRequestHandler('tools/call', (request, ctx) => {
       const { name, arguments: args, _meta: meta } = request.params;
-      const run = () =>
+      const run = (failed?: (code: string) => void) =>
         callTool(options, who, {
           name,
           args,
           meta: ctx.mcpReq._meta,
           signal: ctx.mcpReq.signal,
           notify: (notification) => ctx.mcpReq.notify(notification),
+          ...(failed ? { failed } : {}),
         });
       return options.traceCall ? options.traceCall({ name, requestId: ctx.mcpReq.id, meta }, run) : run();
     });

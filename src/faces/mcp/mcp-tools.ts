@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Tool } from '@modelcontextprotocol/server';
-import type { Catalog, ToolAudience } from '../../catalog/catalog.ts';
+import type { ScopedCatalog, ToolAudience } from '../../catalog/catalog.ts';
 import type { PageCursors } from '../../catalog/page-cursor.ts';
 import type { CompiledTool } from '../../compile/compile-tool.ts';
 import { toolSchema } from '../../compile/tool-schema.ts';
@@ -10,7 +10,7 @@ import { SculptorError } from '../../errors/sculptor-error.ts';
 export const VERSION_META = 'io.sculptor/version';
 export const TOOL_ID_META = 'io.sculptor/toolId';
 export const ERROR_META = 'io.sculptor/error';
-/** On `tools/list`: words to search the catalog by (issue #16), most relevant first. */
+/** On `tools/list`: words to search the catalog by, most relevant first. */
 export const SEARCH_META = 'io.sculptor/search';
 
 /** Tools per `tools/list` page: clients follow `nextCursor`, and most catalogs fit in one page. */
@@ -49,7 +49,7 @@ export function wireTool(tool: CompiledTool): Tool {
  * `request.bad_paging` (JSON-RPC -32602).
  */
 export function listPage(
-  catalog: Catalog,
+  catalog: ScopedCatalog,
   audience: ToolAudience,
   cursors: PageCursors,
   cursor: string | undefined,
@@ -82,13 +82,13 @@ function decodeCursor(cursors: PageCursors, listing: string, cursor: string): st
 }
 
 /**
- * `tools/list` with `_meta["io.sculptor/search"]` (an extension, issue #16): the caller's tools
+ * `tools/list` with `_meta["io.sculptor/search"]` (an extension): the caller's tools
  * ranked by the catalog's search (BM25 over names, descriptions, inputs and tags), for clients
  * whose catalogs are too large to read whole. The cursor carries the rank the next page starts
  * at, bound to the caller and the query; a reload between pages may shift the ranking.
  */
 function searchPage(
-  catalog: Catalog,
+  catalog: ScopedCatalog,
   audience: ToolAudience,
   cursors: PageCursors,
   cursor: string | undefined,

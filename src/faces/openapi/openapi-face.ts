@@ -1,19 +1,24 @@
 import { type Context, Hono } from 'hono';
-import { toolIdFor } from '../../compile/tool-signature.ts';
 import type { ToolArguments } from '../../engine/validate-arguments.ts';
-import { SculptorError, toSculptorError } from '../../errors/sculptor-error.ts';
-import type { Face, FaceOptions } from '../shared/face.ts';
-import { rawPath } from '../shared/raw-path.ts';
-import { readJsonBody } from '../shared/read-json-body.ts';
-import { admitInvocation, audienceOf, invocationCaller, requestCaller } from '../shared/request-caller.ts';
+import { SculptorError } from '../../errors/sculptor-error.ts';
+import { outputRecord } from '../../invoke/call-service.ts';
+import { audienceOf } from '../../invoke/tool-audience.ts';
+import { answering, type Face, type FaceOptions } from '../common/face.ts';
+import type { OpenApiContribution } from '../common/openapi-fragments.ts';
+import { rawPath } from '../common/raw-path.ts';
+import { readJsonBody } from '../common/read-json-body.ts';
+import { requestCaller, requestParty } from '../common/request-caller.ts';
 import { DOCS_CSP, docsAsset, docsHtml } from './docs-page.ts';
 import { openApiDocument } from './openapi-document.ts';
-import { problemResponse } from './openapi-errors.ts';
+import { problemResponse } from '../common/problem-details.ts';
 
 /** The same limit as an A2T invocation (RELIABILITY A1). */
 export const MAX_CALL_BODY_BYTES = 64 * 1024;
 
-export type OpenApiFaceOptions = FaceOptions;
+export interface OpenApiFaceOptions extends FaceOptions {
+  /** The other faces' endpoints for the document, read when a document is built. */
+  contributions?: () => readonly OpenApiContribution[];
+}
 
 type OpenApiRoute = 'document' | 'docs' | 'asset' | 'call';
 
@@ -26,7 +31,7 @@ interface Match {
 }
 
 /**
- * The OpenAPI face (issue #16): the gateway described as an OpenAPI 3.1 document at
+ * The OpenAPI face: the gateway described as an OpenAPI 3.1 document at
  * `{platform-root}/openapi.json` (the caller's tools only), a docs page at `{platform-root}/docs`
  * to read and try them, and the typed operations the document describes — `POST
  * {platform-root}/call/{name}`, the inputs as a JSON object, the outputs as one, errors as RFC
@@ -59,14 +64,7 @@ export function createOpenApiFace(options: OpenApiFaceOptions): Face {
         `Use ${match.method} on ${prefix}${match.template}.`,
       );
     }
-    if (match.route !== 'call' || !options.admit) return route(c, match);
-    // An invocation: admitted (shedding, rate, concurrency) before anything else is looked at.
-    const release = await options.admit(c);
-    try {
-      return await route(c, match);
-    } finally {
-      release();
-    }
+    return route(c, match);
   };
 
   const route = async (c: Context, match: Match): Promise<Response> => {
@@ -94,6 +92,7 @@ export function createOpenApiFace(options: OpenApiFaceOptions): Face {
         const text = openApiDocument(options.catalog(), audienceOf(caller), {
           prefix,
           secured: callers !== undefined,
+          contributions: options.contributions?.() ?? [],
         });
         return c.body(text, 200, {
           'content-type': 'application/json',
@@ -103,33 +102,25 @@ export function createOpenApiFace(options: OpenApiFaceOptions): Face {
       }
       case 'call': {
         const caller = await requestCaller(c, options.callers?.());
-        const tool = options.catalog().find(audienceOf(caller), toolIdFor(match.segment!));
-        await admitInvocation(caller, tool.current, options.quotas);
-        const body = await readJsonBody(c, MAX_CALL_BODY_BYTES, 'the inputs');
-        const { outputs } = await options.engine.invoke(tool.current, body as ToolArguments, {
+        const { outputs } = await options.calls.call({
+          face: 'openapi',
+          tool: { name: match.segment! },
+          party: requestParty(c, caller),
           signal: c.req.raw.signal,
-          caller: invocationCaller(c, caller),
-          ...(options.onInvocation ? { onReport: options.onInvocation } : {}),
+          arguments: async () => (await readJsonBody(c, MAX_CALL_BODY_BYTES, 'the inputs')) as ToolArguments,
         });
         c.header('cache-control', 'no-store');
-        return c.json(Object.fromEntries(outputs.map((o) => [o.name, o.value])));
+        return c.json(outputRecord(outputs));
       }
     }
   };
 
-  app.all(`${prefix}/openapi.json`, handle);
-  app.all(`${prefix}/docs`, handle);
-  app.all(`${prefix}/docs/*`, handle);
-  app.all(`${prefix}/call/*`, handle);
-  app.onError((err, c) => {
-    const error = toSculptorError(err);
-    // A tool the caller may not see answers like a missing one, named as it was asked for.
-    const named =
-      error.code === 'tool.not_found'
-        ? new SculptorError('tool.not_found', `No tool named ${lastSegment(rawPath(c))}.`)
-        : error;
-    return problemResponse(named, c.res.headers.get('allow'));
-  });
+  const refuse = (c: Context, error: SculptorError) => problemResponse(error, c.res.headers.get('allow'));
+  const answered = answering(handle, refuse);
+  app.all(`${prefix}/openapi.json`, answered);
+  app.all(`${prefix}/docs`, answered);
+  app.all(`${prefix}/docs/*`, answered);
+  app.all(`${prefix}/call/*`, answered);
   return {
     name: 'openapi',
     app,
@@ -137,10 +128,6 @@ export function createOpenApiFace(options: OpenApiFaceOptions): Face {
       const match = matchOf(path);
       return match ? `${prefix}${match.template}` : undefined;
     },
-    refuse: (c, error) => problemResponse(error, c.res.headers.get('allow')),
+    refuse,
   };
-}
-
-function lastSegment(path: string): string {
-  return path.slice(path.lastIndexOf('/') + 1).slice(0, 128);
 }

@@ -1,7 +1,8 @@
-// Sculptor Studio (issue #17): Preact components written with htm, no build step.
+// Sculptor Studio: Preact components written with htm, no build step.
 import { h, render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import htm from 'htm';
+import { TryModel } from './try-model.js';
 
 const html = htm.bind(h);
 /** A caller's bearer token, when the Studio is behind the callers' authentication (`serve --studio`). */
@@ -93,16 +94,18 @@ function Views({ views, tokenRule }) {
 function Field({ parameter, value, onInput }) {
   const { name, type, description } = parameter;
   const id = `input-${name}`;
-  const label = html`<span>${name}${parameter.required === false ? ' (optional)' : ''}</span>`;
+  const help = `${id}-help`;
+  const label = html`<label for=${id}>${name}${parameter.required === false ? ' (optional)' : ''}</label>`;
   if (type === 'enum' || type === 'boolean') {
     const values =
       type === 'boolean' ? ['true', 'false'] : (parameter['allowed-values'] ?? []).map((v) => v.name);
     const chosen = (text) => (text === '' ? undefined : type === 'boolean' ? text === 'true' : text);
-    return html`<label for=${id}
-      >${label}
+    return html`<div class="field">
+      ${label}
       <select
         id=${id}
         name=${name}
+        aria-describedby=${help}
         required=${parameter.required !== false}
         value=${value === undefined ? '' : String(value)}
         onChange=${(e) => onInput(chosen(e.target.value))}
@@ -110,15 +113,21 @@ function Field({ parameter, value, onInput }) {
         ${parameter.required === false ? html`<option value="">(leave out)</option>` : html`<option value="" disabled>(choose)</option>`}
         ${values.map((v) => html`<option value=${v}>${v}</option>`)}
       </select>
-      <small> ${description}</small></label
-    >`;
+      <small id=${help}>${description}</small>
+    </div>`;
   }
   const numeric = type === 'int';
-  return html`<label for=${id}
-    >${label}
+  const bounds =
+    parameter.min !== undefined || parameter.max !== undefined
+      ? ` (${parameter.min ?? '…'} to ${parameter.max ?? '…'})`
+      : '';
+  const length = parameter.maxLength !== undefined ? ` (at most ${parameter.maxLength} characters)` : '';
+  return html`<div class="field">
+    ${label}
     <input
       id=${id}
       name=${name}
+      aria-describedby=${help}
       type=${numeric ? 'number' : 'text'}
       required=${parameter.required !== false}
       maxlength=${parameter.maxLength}
@@ -128,11 +137,15 @@ function Field({ parameter, value, onInput }) {
       value=${value ?? ''}
       onInput=${(e) => onInput(e.target.value === '' ? undefined : numeric ? Number(e.target.value) : e.target.value)}
     />
-    <small>
-      ${description}${parameter.min !== undefined || parameter.max !== undefined ? ` (${parameter.min ?? '…'} to ${parameter.max ?? '…'})` : ''}${parameter.maxLength !== undefined ? ` (at most ${parameter.maxLength} characters)` : ''}</small
-    ></label
-  >`;
+    <small id=${help}>${`${description}${bounds}${length}`}</small>
+  </div>`;
 }
+
+/** What a step that did not run says instead of a request, a status and a time. */
+const NOT_RUN = {
+  not_run: 'not run: an earlier step failed first',
+  skipped: 'skipped: its when was false',
+};
 
 function Waterfall({ run }) {
   const total = Math.max(1, ...run.steps.map((s) => s.startMs + s.durationMs));
@@ -150,38 +163,85 @@ function Waterfall({ run }) {
       </tr>
     </thead>
     <tbody>
-      ${run.steps.map(
-        (s) =>
-          html`<tr data-step=${s.id}>
-            <td>${s.id}<br /><small>${s.operation}</small></td>
-            <td><small>${s.request ? `${s.request.method} ${s.request.url}` : '(cache)'}</small></td>
-            <td>${s.status ?? ''}</td>
-            <td class="cache">${s.cache}</td>
-            <td class="cache-policy">
-              ${s.cacheScope ? `${s.cacheScope} · ${duration(s.cacheTtlMs)}` : 'not cached'}
-            </td>
-            <td>${s.response?.bytes ?? ''}</td>
-            <td>
-              <div class="bar" title=${`${s.durationMs.toFixed(1)} ms`}>
-                <span
-                  style=${`left:${(100 * s.startMs) / total}%;width:${Math.max(1, (100 * s.durationMs) / total)}%`}
-                ></span>
-              </div>
-              ${s.durationMs.toFixed(1)} ms
-            </td>
-            <td>
-              <details>
-                <summary>value</summary>
-                <pre tabindex="0">${pretty(s.result)}</pre>
-              </details>
-            </td>
-          </tr>`,
+      ${run.steps.map((s) =>
+        NOT_RUN[s.outcome]
+          ? html`<tr data-step=${s.id} class="not-run" data-outcome=${s.outcome}>
+              <td>${s.id}<br /><small>${s.operation}</small></td>
+              <td colspan="7" class="outcome">${NOT_RUN[s.outcome]}</td>
+            </tr>`
+          : html`<tr
+              data-step=${s.id}
+              data-outcome=${s.outcome}
+              data-depth=${s.depth ?? 0}
+              class=${s.workflow ? 'calls-workflow' : undefined}
+            >
+              <td style=${`padding-left:${0.5 + 1.25 * (s.depth ?? 0)}em`}>
+                ${s.id}<br /><small>${s.workflow ? `workflow ${s.workflow}` : s.operation}</small>
+              </td>
+              <td>
+                <small
+                  >${
+                    s.request
+                      ? `${s.request.method} ${s.request.url}`
+                      : s.workflow
+                        ? `runs workflow ${s.workflow}: its steps follow`
+                        : s.cache === 'hit'
+                          ? '(answered by the cache)'
+                          : ''
+                  }</small
+                >
+                ${
+                  s.request?.body
+                    ? html`<details class="request-body">
+                        <summary>body</summary>
+                        <pre tabindex="0">${s.request.body}</pre>
+                      </details>`
+                    : null
+                }
+              </td>
+              <td>${s.status ?? ''}</td>
+              <td class="cache">${s.cache}</td>
+              <td class="cache-policy">
+                ${s.cacheScope ? `${s.cacheScope} · ${duration(s.cacheTtlMs)}` : 'not cached'}
+              </td>
+              <td>${s.response?.bytes ?? ''}</td>
+              <td>
+                <div class="bar" title=${`${s.durationMs.toFixed(1)} ms`}>
+                  <span
+                    style=${`left:${(100 * s.startMs) / total}%;width:${Math.max(1, (100 * s.durationMs) / total)}%`}
+                  ></span>
+                </div>
+                ${s.durationMs.toFixed(1)} ms
+              </td>
+              <td>
+                ${
+                  s.response?.parsed !== undefined
+                    ? html`<details class="parsed-answer">
+                        <summary>answer, parsed</summary>
+                        <pre tabindex="0">${pretty(s.response.parsed)}</pre>
+                      </details>`
+                    : null
+                }
+                <details>
+                  <summary>value</summary>
+                  <pre tabindex="0">${pretty(s.result)}</pre>
+                </details>
+              </td>
+            </tr>`,
       )}
       ${
         run.projection
           ? html`<tr data-step="output">
               <td>output<br /><small>the output projection</small></td>
-              <td colspan="6"><small>evaluated over the inputs and the steps' results</small></td>
+              <td colspan="6">
+                <small
+                  >${
+                    run.workflow
+                      ? "evaluated over the inputs and the workflow's outputs"
+                      : "evaluated over the inputs and the steps' results"
+                  }</small
+                >
+              </td>
               <td>
                 ${
                   run.projection.error
@@ -396,19 +456,16 @@ function Versions({ name }) {
   </section>`;
 }
 
-function Tool({ name, versions }) {
-  const [version, setVersion] = useState(versions.at(-1));
-  const [tool, setTool] = useState(undefined);
+/** The run form, the result, the trace, the playground and "save as test", for one version of a tool. */
+function RunPanel({ name, version, tool }) {
   const [inputs, setInputs] = useState({});
   const [mode, setMode] = useState('recordings');
   const [run, setRun] = useState(undefined);
   const [saved, setSaved] = useState(undefined);
   useEffect(() => {
-    api(`tools/${encodeURIComponent(name)}?version=${version}`).then(setTool);
     setRun(undefined);
     setSaved(undefined);
   }, [name, version]);
-  if (!tool) return html`<p>Loading ${name}…</p>`;
   const submit = async (e) => {
     e.preventDefault();
     setSaved(undefined);
@@ -416,23 +473,10 @@ function Tool({ name, versions }) {
   };
   const save = async () =>
     setSaved(await api('save-test', { run: run.id, name: `${name}: ${JSON.stringify(run.inputs)}` }));
-  return html`<article>
-    <h2>
-      ${name}
-      <label for="version">
-        — version
-        <select id="version" value=${version} onChange=${(e) => setVersion(Number(e.target.value))}>
-          ${versions.map((v) => html`<option value=${v}>${v}</option>`)}
-        </select></label
-      >
-    </h2>
-    <p>${tool.signature.description}</p>
-    <h2>What the LLM sees</h2>
-    <${Views} views=${tool.views} tokenRule=${tool.tokenRule} />
-    <${Versions} name=${name} />
-    <h2>Run</h2>
-    <form class="run" onSubmit=${submit}>
-      ${(tool.signature.input_parameters ?? []).map(
+  const parameters = tool.signature.input_parameters ?? [];
+  return html`<form class="run" onSubmit=${submit}>
+      ${parameters.length === 0 ? html`<p>This tool takes no input.</p>` : null}
+      ${parameters.map(
         (p) =>
           html`<${Field}
             parameter=${p}
@@ -440,30 +484,133 @@ function Tool({ name, versions }) {
             onInput=${(v) => setInputs({ ...inputs, [p.name]: v })}
           />`,
       )}
-      <label for="mode"
-        >against
+      <div class="field">
+        <label for="mode">against</label>
         <select id="mode" value=${mode} onChange=${(e) => setMode(e.target.value)}>
           <option value="recordings">the recordings</option>
           <option value="live">the live backends</option>
-        </select></label
-      >
+        </select>
+      </div>
       <button class="primary" type="submit">Run</button>
     </form>
-    ${run?.error && !run.steps ? html`<p class="error">${run.error.message}</p>` : null}
+    ${run?.error && !run.steps ? html`<p class="error" id="run-problem">${run.error.message}</p>` : null}
     ${
       run?.steps
-        ? html`<h2>Result <small>${run.durationMs.toFixed(1)} ms</small></h2>
+        ? html`<h3 id="result-heading">Result <small>${run.durationMs.toFixed(1)} ms</small></h3>
             ${run.error ? html`<p class="error" id="run-error">${run.error.code}: ${run.error.message}</p>` : html`<pre tabindex="0" id="run-output">${pretty(run.outputs)}</pre>`}
-            <h2>Trace</h2>
+            <h3>Trace</h3>
             <${Waterfall} run=${run} />
-            <h2>Mapping playground</h2>
+            <h3>Mapping playground</h3>
             <${Playground} run=${run} tool=${tool} />
-            <h2>Save as test</h2>
-            <button type="button" class="primary" onClick=${save}>Save this run as a test</button>
-            ${saved ? html`<p id="saved" class=${saved.error ? 'error' : 'ok'}>${saved.error ? saved.error.message : `Saved to ${saved.testFile} with ${saved.recording}`}</p>` : null}`
+            ${
+              run.error
+                ? html`<p id="save-hint">
+                    <small>A run that failed cannot be saved as a test: fix it, run again.</small>
+                  </p>`
+                : html`<h3>Save as test</h3>
+                    <button type="button" class="primary" onClick=${save}>Save this run as a test</button>
+                    ${saved ? html`<p id="saved" class=${saved.error ? 'error' : 'ok'}>${saved.error ? saved.error.message : `Saved to ${saved.testFile} with ${saved.recording}`}</p>` : null}`
+            }`
         : null
-    }
+    }`;
+}
+
+/**
+ * A tool's panels, in the order a designer uses them: run it first, then read what the LLM sees,
+ * then compare versions. One entry each: a panel added here gets its tab, its URL and its place.
+ */
+const PANELS = [
+  { id: 'run', title: 'Run', render: (p) => html`<${RunPanel} ...${p} />` },
+  {
+    id: 'llm',
+    title: 'What the LLM sees',
+    render: ({ tool }) => html`<${Views} views=${tool.views} tokenRule=${tool.tokenRule} />`,
+  },
+  // Versions writes its own heading (its section is also what the screenshots frame).
+  {
+    id: 'versions',
+    title: 'Versions',
+    ownHeading: true,
+    render: ({ name }) => html`<${Versions} name=${name} />`,
+  },
+  // Its own module (try-model.js) and heading: the model's call, its validity, run and trace.
+  {
+    id: 'model',
+    title: 'Try with a model',
+    ownHeading: true,
+    render: ({ name, version, tool }) =>
+      html`<${TryModel} name=${name} version=${version} tool=${tool} api=${api} Trace=${Waterfall} />`,
+  },
+];
+
+function Tool({ name, versions, version, panel, go }) {
+  const [tool, setTool] = useState(undefined);
+  const shown = versions.includes(version) ? version : versions.at(-1);
+  const current = PANELS.find((p) => p.id === panel) ?? PANELS[0];
+  useEffect(() => {
+    setTool(undefined);
+    api(`tools/${encodeURIComponent(name)}?version=${shown}`).then(setTool);
+  }, [name, shown]);
+  if (!tool) return html`<p>Loading ${name}…</p>`;
+  return html`<article>
+    <div class="tool-heading">
+      <h2 id="tool-heading">${name}</h2>
+      <label for="version">Version</label>
+      <select
+        id="version"
+        value=${shown}
+        onChange=${(e) => go({ tool: name, version: Number(e.target.value), panel: current.id })}
+      >
+        ${versions.map((v) => html`<option value=${v}>${v}</option>`)}
+      </select>
+    </div>
+    <p class="tool-description">${tool.signature.description}</p>
+    <div role="tablist" aria-label="Panels of the tool" class="panels">
+      ${PANELS.map(
+        (p) =>
+          html`<a
+            role="tab"
+            id=${`tab-${p.id}`}
+            aria-selected=${String(p.id === current.id)}
+            aria-controls=${`panel-${p.id}`}
+            href=${toolHash({ tool: name, version: shown, panel: p.id })}
+            >${p.title}</a
+          >`,
+      )}
+    </div>
+    ${PANELS.map(
+      // Every panel stays mounted, hidden when another is chosen: a run survives a look at the views.
+      (p) =>
+        html`<section
+          id=${`panel-${p.id}`}
+          role="tabpanel"
+          aria-labelledby=${`tab-${p.id}`}
+          hidden=${p.id !== current.id}
+        >
+          ${p.ownHeading ? null : html`<h2>${p.title}</h2>`} ${p.render({ name, version: shown, tool })}
+        </section>`,
+    )}
   </article>`;
+}
+
+/** `#/tools/NAME?version=2&panel=llm`: every tool, version and panel has its own URL. */
+function toolHash({ tool, version, panel }) {
+  const query = [version ? `version=${version}` : '', panel && panel !== 'run' ? `panel=${panel}` : '']
+    .filter(Boolean)
+    .join('&');
+  return `#/tools/${encodeURIComponent(tool)}${query ? `?${query}` : ''}`;
+}
+
+function readHash() {
+  const match = /^#\/tools\/([^?]+)(?:\?(.*))?$/.exec(window.location.hash);
+  if (!match) return {};
+  const query = new window.URLSearchParams(match[2] ?? '');
+  const version = Number(query.get('version'));
+  return {
+    tool: decodeURIComponent(match[1]),
+    ...(Number.isSafeInteger(version) && version > 0 ? { version } : {}),
+    panel: query.get('panel') ?? 'run',
+  };
 }
 
 function Studio() {
@@ -483,7 +630,16 @@ function Studio() {
 function Workbench() {
   const [catalog, setCatalog] = useState(undefined);
   const [query, setQuery] = useState('');
-  const [selected, setSelected] = useState(undefined);
+  const [route, setRoute] = useState(readHash());
+  useEffect(() => {
+    const follow = () => setRoute(readHash());
+    window.addEventListener('hashchange', follow);
+    return () => window.removeEventListener('hashchange', follow);
+  }, []);
+  const go = (next) => {
+    window.location.hash = toolHash(next);
+  };
+  const selected = route.tool;
   useEffect(() => {
     let generation = 0;
     const refresh = async () => {
@@ -514,21 +670,35 @@ function Workbench() {
           ${shown.map(
             (t) =>
               html`<li>
-                <button
-                  type="button"
-                  aria-current=${String(t.name === selected)}
-                  onClick=${() => setSelected(t.name)}
+                <a
+                  href=${toolHash({ tool: t.name })}
+                  aria-current=${t.name === selected ? 'page' : undefined}
                 >
                   ${t.name} <small>v${t.versions.join(', v')}</small>
-                </button>
+                </a>
               </li>`,
           )}
         </ul>
       </nav>
       <section class="content">
-        <h2>Problems in ${catalog.dir}</h2>
-        <${Findings} findings=${catalog.findings} />
-        ${current ? html`<${Tool} key=${`${current.name}:${catalog.generation}`} name=${current.name} versions=${current.versions} />` : html`<p>Choose a tool.</p>`}
+        <details class="problems" open=${catalog.findings.length > 0}>
+          <summary><h2>Problems in ${catalog.dir}</h2></summary>
+          <${Findings} findings=${catalog.findings} />
+        </details>
+        ${
+          current
+            ? html`<${Tool}
+                key=${`${current.name}:${catalog.generation}`}
+                name=${current.name}
+                versions=${current.versions}
+                version=${route.version}
+                panel=${route.panel}
+                go=${go}
+              />`
+            : html`<p>
+                ${selected ? `There is no tool '${selected}' in ${catalog.dir}.` : 'Choose a tool.'}
+              </p>`
+        }
       </section>
     </main>`;
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The image, built and run on a real Docker engine (issue #19), for CI (.ci/run) and by hand:
+# The image, built and run on a real Docker engine, for CI (.ci/run) and by hand:
 #
 #   sudo test/deploy/docker/run.sh          (root: it may install packages and start dockerd)
 #   SCULPTOR_DOCKER_FRESH=1 …               also remake the cached base image

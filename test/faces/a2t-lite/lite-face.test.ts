@@ -1,5 +1,5 @@
 /**
- * The a2t-lite face over real HTTP (issue #16, ../shared/seeds/a2t-lite-protocol.md): the
+ * The a2t-lite face over real HTTP (docs/protocols/a2t-lite.md): the
  * capabilities file, every endpoint and query of the seed, paging edges, search ranking as data
  * (test/cases/search-ranking.yaml), errors, tenancy, a group of groups, and the `group_refresh`
  * meta response after a reload moved a tool.
@@ -411,8 +411,9 @@ describe('a2t-lite below SCULPTOR_PREFIX', () => {
     const caps = await get(`${gateway.url}/.well-known/a2t-capabilities.json`);
     expect(caps.body.endpoints).toEqual({ tools: '/a2t/lite/tools', groups: '/a2t/lite/groups' });
     expect((await get(`${gateway.url}/a2t/lite/.well-known/a2t-capabilities.json`)).body).toEqual(caps.body);
-    expect((await get(`${gateway.url}/a2t/lite/tools`)).body.total).toBe(5);
+    expect((await get(`${gateway.url}/a2t/lite/tools`)).body.total).toBe(7);
     expect(ids((await get(`${gateway.url}/a2t/lite/groups`)).body)).toEqual([
+      'ndfd',
       'petstore',
       'petstore3',
       'weather',

@@ -1,12 +1,24 @@
-/** The A2T face's error table (issue #22): every code answered, load-time findings never leaked. */
+/** Problem details, the one writer: every code answered, load-time findings never leaked. */
 import { describe, expect, it } from 'vitest';
-import { CODES, type ErrorCode, SculptorError } from '../../../src/errors/sculptor-error.ts';
-import { A2T_ERRORS } from '../../../src/faces/a2t/a2t-errors.ts';
-import { problemBody } from '../../../src/faces/shared/problem-details.ts';
+import { CODES, type ErrorCode, phaseOf, SculptorError } from '../../../src/errors/sculptor-error.ts';
+import { problemBody } from '../../../src/faces/common/problem-details.ts';
 
-describe('A2T_ERRORS', () => {
-  it('answers exactly the codes of CODES', () => {
-    expect(Object.keys(A2T_ERRORS).sort()).toEqual(Object.keys(CODES).sort());
+describe('problem details by phase', () => {
+  it('knows the phase of every code by its prefix: load, compile (lint too), cli (eval), else request', () => {
+    const phases = (Object.keys(CODES) as ErrorCode[]).map((code) => [code, phaseOf(code)]);
+    for (const [code, phase] of phases) {
+      const prefix = code!.split('.')[0];
+      const expected =
+        prefix === 'load'
+          ? 'load'
+          : prefix === 'compile' || prefix === 'lint'
+            ? 'compile'
+            : prefix === 'eval'
+              ? 'cli'
+              : 'request';
+      expect(phase, code).toBe(expected);
+    }
+    expect(phaseOf('internal')).toBe('request');
   });
 
   it('writes request-time errors with their own detail, load-time findings with a generic one', () => {
@@ -14,11 +26,11 @@ describe('A2T_ERRORS', () => {
       const error = new SculptorError(code, 'secret path /etc/sculpts/x.yaml', {
         problems: [{ parameter: 'p', reason: 'r' }],
       });
-      const body = problemBody(error, A2T_ERRORS[code] === 'never');
+      const body = problemBody(error);
       expect(body.code).toBe(code);
       expect(body.status).toBe(CODES[code].status);
-      if (A2T_ERRORS[code] === 'never') {
-        expect(code).toMatch(/^(load|compile|lint)\./);
+      if (phaseOf(code) !== 'request') {
+        expect(code).toMatch(/^(load|compile|lint|eval)\./);
         expect(JSON.stringify(body)).not.toContain('/etc/sculpts');
       } else {
         expect(body.detail).toBe('secret path /etc/sculpts/x.yaml');

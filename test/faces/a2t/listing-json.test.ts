@@ -11,6 +11,9 @@ import type { CompiledTool } from '../../../src/compile/compile-tool.ts';
 import { toolIdFor } from '../../../src/compile/tool-signature.ts';
 import { startTestGateway } from '../../support/start-test-gateway.ts';
 
+/** An audience that may see every tool: the gateway here has no callers file. */
+const EVERYONE = { mayFind: () => true, mayList: () => true, key: 'anyone' };
+
 describe('listingJson', () => {
   it.each([
     [[], { pageLimit: 20, next: null }],
@@ -49,7 +52,10 @@ describe('the A2T face serves the same bytes as before', () => {
 
   /** The old body: `c.json({ items: signatures, paging: { pageLimit, next } })`. */
   const oldBody = (items: CompiledTool[], pageLimit: number, next: string | null) =>
-    JSON.stringify({ items: items.map((t) => servedSignature(catalog, t)), paging: { pageLimit, next } });
+    JSON.stringify({
+      items: items.map((t) => servedSignature(catalog, EVERYONE, t)),
+      paging: { pageLimit, next },
+    });
 
   it.each([
     ['', 20],
@@ -105,10 +111,10 @@ describe('the A2T face serves the same bytes as before', () => {
     expect(second.text).toBe(oldBody(tool.versions.slice(1, 2), 1, secondNext));
     for (const version of tool.versions) {
       const one = await get(`/tools/${tool.toolId}/versions/${version.signature.version}`);
-      expect(one.text).toBe(JSON.stringify(servedSignature(catalog, version)));
+      expect(one.text).toBe(JSON.stringify(servedSignature(catalog, EVERYONE, version)));
       expect(one.type).toBe('application/json');
     }
     const current = await get(`/tools/${tool.toolId}`);
-    expect(current.text).toBe(JSON.stringify(servedSignature(catalog, tool.current)));
+    expect(current.text).toBe(JSON.stringify(servedSignature(catalog, EVERYONE, tool.current)));
   });
 });

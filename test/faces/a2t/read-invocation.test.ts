@@ -1,5 +1,5 @@
 /**
- * The A2T envelope → named arguments (issue #22): envelope problems and the engine's argument
+ * The A2T envelope → named arguments: envelope problems and the engine's argument
  * problems reported together, in the order A2T has always reported them.
  */
 import { beforeAll, describe, expect, it } from 'vitest';

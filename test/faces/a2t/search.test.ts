@@ -1,5 +1,5 @@
 /**
- * `GET /tools?q=` on the A2T face (issue #16): an extension; without `q` the listing is
+ * `GET /tools?q=` on the A2T face: an extension; without `q` the listing is
  * byte-for-byte what it was (test/faces/a2t/listing-json.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

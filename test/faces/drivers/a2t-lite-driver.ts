@@ -4,7 +4,7 @@ const auth = (token?: string): Record<string, string> =>
   token === undefined ? {} : { authorization: `Bearer ${token}` };
 
 /**
- * The a2t-lite face (../shared/seeds/a2t-lite-protocol.md), at `{platform-root}/lite`:
+ * The a2t-lite face (docs/protocols/a2t-lite.md), at `{platform-root}/lite`:
  * `GET /tools` by offset, `POST /tools/{name}` with the arguments as a plain object, answering
  * `{result}` or `{error: {code, message}}` with A2T's status. The protocol has no versions:
  * a call is always to the current one.

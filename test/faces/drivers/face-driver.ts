@@ -1,5 +1,5 @@
 /**
- * One test table, every face (issue #22): a driver says how one face lists and invokes tools,
+ * One test table, every face: a driver says how one face lists and invokes tools,
  * and answers in neutral terms, so the same cases (the sculpt test files, the tenancy and limit
  * cases) run through each face. A new face adds its driver to FACE_DRIVERS.
  */

@@ -2,6 +2,7 @@
  * The official MCP client (@modelcontextprotocol/client) as the tests use it: a real client over
  * real HTTP or stdio, in one of the protocol revisions Sculptor serves.
  */
+import type { ChildProcess } from 'node:child_process';
 import { Client, type ClientOptions, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
@@ -32,11 +33,21 @@ export async function stdioClient(
   revision: Revision,
   env: Record<string, string>,
   extra: ClientOptions = {},
-): Promise<{ client: Client; stderr: () => string; pid: number | undefined }> {
+  /** More arguments to `sculptor mcp DIR` (`--watch`). */
+  flags: readonly string[] = [],
+): Promise<{
+  client: Client;
+  stderr: () => string;
+  pid: number | undefined;
+  /** Everything the server wrote on stdout, as read beside the client. */
+  stdout: () => string;
+  /** Writes bytes to the server's stdin as they are: what no client would send. */
+  write: (bytes: string) => void;
+}> {
   const client = new Client({ name: 'sculptor-test', version: '1.0.0' }, clientOptions(revision, extra));
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['src/cli/main.ts', 'mcp', dir],
+    args: ['src/cli/main.ts', 'mcp', dir, ...flags],
     env: { ...(process.env as Record<string, string>), ...env },
     stderr: 'pipe',
   });
@@ -45,5 +56,19 @@ export async function stdioClient(
     stderr += chunk.toString('utf8');
   });
   await client.connect(transport);
-  return { client, stderr: () => stderr, pid: transport.pid ?? undefined };
+  // The SDK's transport keeps its child process private; only a test that sends what no client
+  // would (a line that is not JSON) reaches for it.
+  const child = (transport as unknown as { _process?: ChildProcess })._process;
+  if (!child?.stdin || !child.stdout) throw new Error("the SDK's stdio transport no longer keeps _process");
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8');
+  });
+  return {
+    client,
+    stderr: () => stderr,
+    pid: transport.pid ?? undefined,
+    stdout: () => stdout,
+    write: (bytes) => void child.stdin!.write(bytes),
+  };
 }

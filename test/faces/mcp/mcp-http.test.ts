@@ -148,7 +148,7 @@ for (const revision of REVISIONS) {
     it('answers an unknown tool or version with JSON-RPC -32602', async () => {
       await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toMatchObject({
         code: -32602,
-        message: expect.stringContaining('Unknown tool: no_such_tool'),
+        message: expect.stringContaining('No tool named no_such_tool'),
       });
       await expect(
         client.callTool({
@@ -204,15 +204,15 @@ describe('the HTTP edge', () => {
   });
 });
 
-describe('SCULPTOR_MCP_ALLOWED_HOSTS', () => {
+describe('SCULPTOR_ALLOWED_HOSTS', () => {
   let named: TestGateway;
   let url: string;
   beforeAll(async () => {
     // Read as the process reads it: comma-separated, spaces and case ignored.
-    const { mcpAllowedHosts } = readSettings({
-      SCULPTOR_MCP_ALLOWED_HOSTS: 'mcp.example.com, Agents.Example.org',
+    const { allowedHosts } = readSettings({
+      SCULPTOR_ALLOWED_HOSTS: 'mcp.example.com, Agents.Example.org',
     });
-    named = await startTestGateway(SCULPTS, await replayEnv(SCULPTS, replay.url), { mcpAllowedHosts });
+    named = await startTestGateway(SCULPTS, await replayEnv(SCULPTS, replay.url), { allowedHosts });
     url = `${named.url}/mcp`;
   });
   afterAll(async () => {
@@ -247,7 +247,7 @@ describe('SCULPTOR_MCP_ALLOWED_HOSTS', () => {
       const body = JSON.parse(res.body) as { jsonrpc: string; error: { code: number; message: string } };
       expect(body).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
       expect(body.error.message).toContain('add');
-      expect(body.error.message).toContain('SCULPTOR_MCP_ALLOWED_HOSTS');
+      expect(body.error.message).toContain('SCULPTOR_ALLOWED_HOSTS');
     }
   });
 });

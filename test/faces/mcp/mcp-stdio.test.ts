@@ -78,21 +78,7 @@ for (const revision of ['2026-07-28', '2025-11-25'] as const) {
       const name = `echo_${revision.replaceAll('-', '_')}`;
       await writeFile(
         path.join(dir, `${name}.v1.sculpt.yaml`),
-        [
-          `tool: ${name}`,
-          'version: 1',
-          'description: Test tool. Echoes a name; use it to test reloads over stdio.',
-          'inputs:',
-          "  name: { type: string, maxLength: 20, description: 'A name.' }",
-          'outputs:',
-          "  name: { type: string, description: 'The same name.' }",
-          'steps:',
-          '  - id: echo',
-          '    call: lab#slow',
-          '    params: \'{ "name": $inputs.name, "ms": 1 }\'',
-          'output: \'{ "name": $steps.echo.name }\'',
-          '',
-        ].join('\n'),
+        echoSculpt(name, 'Test tool. Echoes a name; use it to test reloads over stdio.'),
       );
       // The 2026 client opens its listen stream as it connects; let it be acknowledged.
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -102,4 +88,104 @@ for (const revision of ['2026-07-28', '2025-11-25'] as const) {
       expect((await session.client.listTools()).tools.map((t) => t.name)).toContain(name);
     });
   });
+}
+
+describe('over stdio with --watch', () => {
+  let session: Awaited<ReturnType<typeof stdioClient>>;
+  let changed = 0;
+  beforeAll(async () => {
+    session = await stdioClient(
+      dir,
+      '2025-11-25',
+      env(),
+      { listChanged: { tools: { debounceMs: 0, onChanged: () => void changed++ } } },
+      ['--watch'],
+    );
+  });
+  afterAll(async () => {
+    // A broken sculpt left behind would fail every later process's start in this folder.
+    await rm(path.join(dir, 'watched_echo.v1.sculpt.yaml'), { force: true });
+    await session?.client.close();
+  });
+
+  it("reloads on a saved change with the gateway's reload events, and keeps the last good catalog on a broken one", async () => {
+    const file = path.join(dir, 'watched_echo.v1.sculpt.yaml');
+    const sculpt = (description: string) => echoSculpt('watched_echo', description);
+    const before = changed;
+    await writeFile(file, sculpt('Test tool. Echoes a name; use it to test reloads on change.'));
+    await expect.poll(() => changed, { timeout: 30_000 }).toBeGreaterThan(before);
+    expect((await session.client.listTools()).tools.map((t) => t.name)).toContain('watched_echo');
+    expect(session.stderr()).toMatch(/"event":"reloaded","trigger":"change"/);
+
+    await writeFile(file, 'tool: watched_echo\nversion: [not a number\n');
+    await expect
+      .poll(() => session.stderr(), { timeout: 30_000 })
+      .toMatch(/"event":"reload_refused","trigger":"change"/);
+    expect((await session.client.listTools()).tools.map((t) => t.name)).toContain('watched_echo');
+  }, 70_000);
+});
+
+describe('over stdio, lines that are not JSON-RPC messages', () => {
+  /** The codes of the answers with a null id (those to lines whose id could not be read), in order. */
+  const refusals = (stdout: string): number[] =>
+    stdout
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { id?: unknown; error?: { code: number } })
+      .filter((message) => message.id === null && message.error)
+      .map((message) => message.error!.code);
+
+  let session: Awaited<ReturnType<typeof stdioClient>>;
+  beforeAll(async () => {
+    session = await stdioClient(dir, '2025-11-25', env());
+  });
+  afterAll(async () => {
+    await session?.client.close();
+  });
+
+  it('each is answered with a JSON-RPC error (id null) and a log line; the official client is served after', async () => {
+    session.write('this is not json\n');
+    session.write('{"hello": "world"}\n');
+    // Over the SDK transport's 10 MiB bound, in pieces as a pipe delivers them, then its newline.
+    const mebibyte = 'x'.repeat(1024 * 1024);
+    session.write(`{"jsonrpc":"2.0","id":99,"method":"tools/list","params":{"pad":"${mebibyte}`);
+    for (let i = 0; i < 10; i++) session.write(mebibyte);
+    session.write('"}}\n');
+    await expect
+      .poll(() => refusals(session.stdout()), { timeout: 10_000 })
+      .toEqual([-32700, -32600, -32700]);
+    await expect
+      .poll(() => session.stderr().match(/"event":"mcp_line_refused"[^\n]*/g) ?? [], { timeout: 5000 })
+      .toHaveLength(3);
+    for (const reason of ['not_json', 'not_jsonrpc', 'oversize']) {
+      expect(session.stderr()).toMatch(new RegExp(`"event":"mcp_line_refused","reason":"${reason}"`));
+    }
+    // The oversized request was never served: no answer carries its id.
+    expect(session.stdout()).not.toContain('"id":99');
+
+    // The process lives on, and the next requests are answered.
+    expect(() => process.kill(session.pid!, 0)).not.toThrow();
+    expect((await session.client.listTools()).tools.map((t) => t.name)).toContain('parallel_pair');
+    const result = await session.client.callTool({ name: 'parallel_pair', arguments: { ms: 1 } });
+    expect(result.structuredContent).toEqual({ names: 'left+right' });
+  });
+});
+
+/** A tool that echoes its name through the lab backend, as a sculpt file's text. */
+function echoSculpt(name: string, description: string): string {
+  return [
+    `tool: ${name}`,
+    'version: 1',
+    `description: ${description}`,
+    'inputs:',
+    "  name: { type: string, maxLength: 20, description: 'A name.' }",
+    'outputs:',
+    "  name: { type: string, description: 'The same name.' }",
+    'steps:',
+    '  - id: echo',
+    '    call: lab#slow',
+    '    params: \'{ "name": $inputs.name, "ms": 1 }\'',
+    'output: \'{ "name": $steps.echo.name }\'',
+    '',
+  ].join('\n');
 }

@@ -1,7 +1,7 @@
 /**
  * The MCP face's telemetry: the `tools/call {tool}` span with the MCP semantic conventions, the
  * trace context read from `_meta` as well as from headers, execute_tool (a one-step tool's step folded
- * into it, issue #18) nested under it, and /metrics counting invocations by face.
+ * into it) nested under it, and /metrics counting invocations by face.
  */
 import { context, propagation, trace } from '@opentelemetry/api';
 import { NodeSDK } from '@opentelemetry/sdk-node';
@@ -58,7 +58,7 @@ describe('MCP telemetry', () => {
     expect(call.attributes['jsonrpc.request.id']).toEqual(expect.any(String));
     const execute = spans.find((s) => s.name === 'execute_tool describe_pet')!;
     expect(execute.parentSpanContext?.spanId).toBe(call.spanContext().spanId);
-    // describe_pet has one step: folded into execute_tool (issue #18), its attributes on it.
+    // describe_pet has one step: folded into execute_tool, its attributes on it.
     expect(execute.attributes).toMatchObject({ 'sculptor.step.id': 'pet' });
     expect(spans.filter((s) => s.name.startsWith('step '))).toHaveLength(0);
     // And under the HTTP server span of POST /mcp, which continues the request's headers.

@@ -36,7 +36,7 @@ function configAfter(heading: string): ServerConfig {
 const client = () => new Client({ name: 'readme-client', version: '1.0.0' });
 
 describe('the Claude Desktop configuration', () => {
-  it('launches sculptor mcp over stdio and lists the sample tools', async () => {
+  it('launches sculptor mcp over stdio, lists the sample tools and calls one offline, as written', async () => {
     const server = configAfter('Claude Desktop (`claude_desktop_config.json`)');
     // What the user edits: the checkout's path.
     const resolve = (s: string) => s.replaceAll('/path/to/sculptor', REPO);
@@ -53,10 +53,14 @@ describe('the Claude Desktop configuration', () => {
       const names = (await mcp.listTools()).tools.map((t) => t.name);
       expect(names).toEqual(expect.arrayContaining(['lookup_weather_by_city']));
       expect(names.some((n) => n.includes('pet'))).toBe(true);
+      // --offline: the answer comes from the samples' recordings, no network.
+      const answer = await mcp.callTool({ name: 'describe_pet', arguments: { pet_number: 10 } });
+      expect(answer.isError).toBeFalsy();
+      expect(answer.structuredContent).toMatchObject({ name: 'doggie', status: 'AVAILABLE' });
     } finally {
       await mcp.close();
     }
-  });
+  }, 60_000);
 });
 
 describe('the Cursor / VS Code configuration', () => {

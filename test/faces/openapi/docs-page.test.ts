@@ -1,5 +1,5 @@
 /**
- * The docs page in a real browser (issue #16): Playwright driving Debian's Chromium against a
+ * The docs page in a real browser: Playwright driving Debian's Chromium against a
  * gateway serving the samples (the weather backends replayed from their recordings). A person
  * finds a tool by its group, reads it, calls it from the page ("Try it out" → Execute) and reads
  * the answer; the page loads nothing from outside the gateway. A screenshot is kept in

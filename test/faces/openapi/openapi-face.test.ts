@@ -1,5 +1,5 @@
 /**
- * The gateway's own OpenAPI 3.1 document (issue #16) over real HTTP: valid by swagger-parser and
+ * The gateway's own OpenAPI 3.1 document over real HTTP: valid by swagger-parser and
  * by an independent validator (@seriousme/openapi-schema-validator, the OpenAPI Initiative's JSON
  * Schemas), one typed operation per tool from the one schema generator, filtered by the caller's
  * tenant, and loaded by a client nobody here wrote (openapi-client-axios) that calls the tools,

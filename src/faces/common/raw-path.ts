@@ -1,0 +1,27 @@
+import type { HttpBindings } from '@hono/node-server';
+import type { Context } from 'hono';
+
+/**
+ * The path exactly as the client sent it. `c.req.url` went
+ * through WHATWG URL parsing, which removes dot segments — `.`, `..`, `%2e`,
+ * `%2E%2e` — and turns `\` into `/`, so `/foo/../tools/<id>:invoke` would
+ * reach the tool while a proxy's path rules saw `/foo/…`. Outside Node (a
+ * test's `app.request`) there is no raw target, and the parsed path is used.
+ */
+export function rawPath(c: Context): string {
+  const target = (c.env as Partial<HttpBindings> | undefined)?.incoming?.url;
+  if (target === undefined) return new URL(c.req.url).pathname;
+  // Absolute form (`GET http://host/path`): drop the scheme and authority.
+  const path = target.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '');
+  const end = path.search(/[?#]/);
+  return end === -1 ? path : path.slice(0, end);
+}
+
+/** Whether a raw path has a `.` or `..` segment, percent-encoded or not, between `/` or `\`. */
+export function hasDotSegment(path: string): boolean {
+  // Most paths have neither a dot nor a percent sign: no regex for them.
+  return (path.includes('.') || path.includes('%')) && DOT_SEGMENT.test(path);
+}
+
+/** A segment of one or two dots, plain or %2e, between separators (or the path's ends). */
+const DOT_SEGMENT = /(?:^|[/\\])(?:\.|%2e){1,2}(?=$|[/\\])/i;

@@ -138,7 +138,7 @@ function poolOf(env: Env, problems: string[], limits: JsonataLimits): Expression
     ...POOL_DEFAULTS,
     limits,
     size: int('SCULPTOR_JSONATA_WORKERS', POOL_DEFAULTS.size, 1, 64),
-    heapMb: int('SCULPTOR_JSONATA_WORKER_HEAP_MB', POOL_DEFAULTS.heapMb, 16, 16_384),
+    heapMb: int('SCULPTOR_JSONATA_WORKER_HEAP_MB', POOL_DEFAULTS.heapMb, 32, 16_384),
     capMs: int('SCULPTOR_JSONATA_WORKER_TIMEOUT_MS', POOL_DEFAULTS.capMs, 10, 600_000),
   };
 }

@@ -245,7 +245,9 @@ describe('out of memory in a worker', () => {
   it('fails the evaluation with W1003; the pool replaces the worker and goes on', async () => {
     // Guardrails off lets the sequence grow; the heap fills with many small objects (the
     // way the heap limit is caught cleanly — see docs/SECURITY.md for single huge allocations).
-    const workers = pool({ limits: NO_GUARDRAILS, heapMb: 16, capMs: 10_000 });
+    // 32 MiB, the least the settings allow: a loaded worker holds about 14 MiB, so a smaller
+    // limit can end the idle worker too while it loads on a busy machine.
+    const workers = pool({ limits: NO_GUARDRAILS, heapMb: 32, capMs: 10_000 });
     expect(await outcome(() => workers.evaluate('$count([1..1000000].{"a": $})', {}, {}))).toEqual({
       code: 'W1003',
     });

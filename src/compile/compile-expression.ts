@@ -10,7 +10,7 @@ import { linearRegexProblem } from './jsonata/linear-regex.ts';
 import { BAIL, compileFastPath } from './fast-path.ts';
 
 export { JSONATA_LIMITS } from '../config/jsonata-settings.ts';
-export { type AstNode, walkAst } from './jsonata/ast.ts';
+export { type AstNode, operatorOf, walkAst } from './jsonata/ast.ts';
 
 /*
  * Two switches, read once per process (`config/jsonata-settings.ts`):

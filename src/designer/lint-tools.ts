@@ -1,5 +1,5 @@
 import type { AstNode, CompiledExpression } from '../compile/compile-expression.ts';
-import { literalObjectKeys, walkAst } from '../compile/compile-expression.ts';
+import { literalObjectKeys, operatorOf, walkAst } from '../compile/compile-expression.ts';
 import type { CompiledTool } from '../compile/compile-tool.ts';
 import { parametersByKey } from '../openapi/build-request.ts';
 import { type ErrorCode, SculptorError } from '../errors/sculptor-error.ts';
@@ -411,7 +411,7 @@ function unboundedSorts(
     const sources = new Set<string>();
     if (self && isVariable(array, '')) sources.add(self);
     walkAst(array, (inner) => {
-      if (inner.type === 'binary' && inner.value === '..') sliced = true;
+      if (operatorOf(inner) === '..') sliced = true;
       if (inner.type === 'path' && Array.isArray(inner.steps)) {
         const [head, next] = inner.steps as AstNode[];
         if (isVariable(head, 'steps') && next?.type === 'name') sources.add(String(next.value));

@@ -67,7 +67,11 @@ export const TEMPLATES: Record<string, string[]> = {
   $contains: ['$contains({s}, {p})', '$contains({s}, /(\\w+\\s?){1,50}$/)'],
   $match: ['$match({s}, /x|😀/)', '$match({s}, /^(\\w+\\s?){1,50}$/)'],
   $replace: ['$replace({s}, "x", {p})', '$replace({s}, /x|😀/, {p})', '$replace({s}, "x", {s})'],
-  $split: ['$split({s}, "")', '$split({s}, /x?/)'],
+  $split: [
+    '$split({s}, "")',
+    '$split({s}, /x?/)',
+    '$count([1..10000].($split($substring({s}, 0, 10000), "")))',
+  ],
   $join: ['$join({a}.name, {p})', '$join({a}, {s})'],
   $base64encode: ['$base64encode({s})'],
   $base64decode: ['$base64decode($base64encode($substring({s}, 0, 3000000)))'],

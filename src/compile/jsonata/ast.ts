@@ -18,3 +18,12 @@ export function walkAst(node: unknown, visit: (node: AstNode) => void): void {
     if (key !== 'position' && value !== null && typeof value === 'object') walkAst(value, visit);
   }
 }
+
+/**
+ * A binary operator node's operator (`..`, `&`…), also once the cost model has rewritten it into
+ * a call of a bounded function (`bounded-functions.ts`), or undefined.
+ */
+export function operatorOf(node: AstNode): string | undefined {
+  if (typeof node.operator === 'string') return node.operator;
+  return node.type === 'binary' && typeof node.value === 'string' ? node.value : undefined;
+}

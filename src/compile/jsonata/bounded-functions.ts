@@ -20,9 +20,9 @@ import { isComposite, shallowSize } from './value-size.ts';
  * arguments' sizes and its row's `before` charge before it runs, runs as jsonata's
  * implementation or the row's own, and what it makes is refused past the limits on one value
  * (`maxString` characters, `maxItems` items). The operators that can do unbounded work in one
- * step — `&` (string doubling made a 2^28-character string whose `$length` exhausted the heap)
- * and the deep comparisons `=` and `!=` — are rewritten in the AST into calls of bounded
- * functions, since jsonata has no hook for them. Within the limits the answers are jsonata's
+ * step — `&` (string doubling made a 2^28-character string whose `$length` exhausted the heap),
+ * the deep comparisons `=` and `!=`, and `..` (a path of ranges made 800 MB in a quarter second)
+ * — are rewritten in the AST into calls of bounded functions, since jsonata has no hook for them. Within the limits the answers are jsonata's
  * (`bounded-builtins-suite.test.ts`).
  *
  * Codes `D9001` (string), `D9002` (items), `D9003` (work) are Sculptor's; their messages
@@ -67,6 +67,7 @@ const STRING = jsonataImplementation('string');
 const CONCAT = 'sculptor concat';
 const EQUALS = 'sculptor equals';
 const DIFFERS = 'sculptor differs';
+const RANGE = 'sculptor range';
 
 /** `&` as jsonata evaluates it (`$string` of each defined side), the result's length bounded. */
 function concat(limits: JsonataLimits): JsonataFunction {
@@ -103,6 +104,36 @@ function equality(limits: JsonataLimits, negate: boolean): JsonataFunction {
   };
 }
 
+/** jsonata's error for a range it refuses, in its own shape (code, value). */
+function rangeError(code: string, value: unknown): { code: string; value: unknown; stack?: string } {
+  return { code, value, stack: new Error().stack };
+}
+
+/**
+ * `..` as jsonata evaluates it — integers only, undefined when a side is or when the range is
+ * empty, refused past 10^7 (D2014) and the sequence limit (D2015) — its items charged before it
+ * makes them: one range stays under the items limit, but a path makes ranges by the thousand.
+ */
+function range(limits: JsonataLimits): JsonataFunction {
+  return {
+    _jsonata_function: true,
+    implementation(lhs, rhs) {
+      if (lhs !== undefined && !Number.isInteger(lhs)) throw rangeError('T2003', lhs);
+      if (rhs !== undefined && !Number.isInteger(rhs)) throw rangeError('T2004', rhs);
+      if (lhs === undefined || rhs === undefined || (lhs as number) > (rhs as number)) return undefined;
+      const size = (rhs as number) - (lhs as number) + 1;
+      if (size > 1e7) throw rangeError('D2014', size);
+      if (size > (limits.sequence ?? Infinity)) throw rangeError('D2015', size);
+      (currentBudget() ?? new Budget(limits)).items('..', size);
+      const result: number[] & { sequence?: boolean } = new Array<number>(size);
+      for (let i = 0; i < size; i++) result[i] = (lhs as number) + i;
+      // A sequence, as jsonata's own range: it flattens into the array or path around it.
+      result.sequence = true;
+      return result;
+    },
+  };
+}
+
 /** The functions of one set of limits, made once (the limits are the process's). */
 const made = new WeakMap<JsonataLimits, Array<[string, JsonataFunction]>>();
 
@@ -114,6 +145,7 @@ function functionsFor(limits: JsonataLimits): Array<[string, JsonataFunction]> {
       [CONCAT, concat(limits)],
       [EQUALS, equality(limits, false)],
       [DIFFERS, equality(limits, true)],
+      [RANGE, range(limits)],
     );
     for (const f of SCULPT_FUNCTIONS) functions.push([f.name, f.make(limits)]);
     made.set(limits, functions);
@@ -122,13 +154,18 @@ function functionsFor(limits: JsonataLimits): Array<[string, JsonataFunction]> {
 }
 
 /** The bounded function each rewritten operator calls. */
-const REWRITTEN: Readonly<Record<string, string>> = { '&': CONCAT, '=': EQUALS, '!=': DIFFERS };
+const REWRITTEN: Readonly<Record<string, string>> = {
+  '&': CONCAT,
+  '=': EQUALS,
+  '!=': DIFFERS,
+  '..': RANGE,
+};
 
 /**
- * Binds the bounded built-ins in one compiled expression and rewrites its `&`, `=` and `!=`
- * nodes into calls of the bounded functions, in place: jsonata evaluates the AST its `ast()`
+ * Binds the bounded built-ins in one compiled expression and rewrites its `&`, `=`, `!=` and
+ * `..` nodes into calls of the bounded functions, in place: jsonata evaluates the AST its `ast()`
  * returns. The rewritten nodes keep their operands, so readers of the AST (step references,
- * lint) see the same variables and paths.
+ * lint) see the same variables and paths, and their operator (`operatorOf` in `ast.ts`).
  */
 export function boundBuiltins(expression: jsonata.Expression, limits: JsonataLimits): jsonata.Expression {
   for (const [name, fn] of functionsFor(limits)) expression.assign(name, fn);
@@ -148,6 +185,7 @@ function rewriteOperators(node: unknown): void {
   const n = node as AstNode;
   const target = n.type === 'binary' && typeof n.value === 'string' ? REWRITTEN[n.value] : undefined;
   if (target) {
+    n.operator = n.value;
     n.type = 'function';
     n.value = '(';
     n.procedure = { type: 'variable', value: target, position: n.position };

@@ -271,7 +271,11 @@ export const OPERATOR_ROWS: readonly CostRow[] = [
   ),
   operator('!=', 'the smaller side’s nested size (deep comparison)', 'rewritten into a call: as `=`'),
   operator('in', 'n items of the right side (compared by identity)', `${STEP}; n ≤ the sequence limit`),
-  operator('..', 'n items made', 'jsonata refuses a range past the sequence limit before making it'),
+  operator(
+    '..',
+    'n items made',
+    'rewritten into a call: refused past the sequence limit, charged n items, before',
+  ),
   operator('+ - * / %', 'constant (numbers)', STEP),
   operator('< <= > >=', 'the shorter string, or constant', STEP),
   operator('and or', 'constant', STEP),

@@ -91,7 +91,10 @@ export class Budget {
     this.charge(fn, length);
   }
 
-  /** An array of `count` items made or handled by `fn`: refused past the limit, else charged. */
+  /**
+   * An array of `count` items made or handled by `fn`: refused past the limit, else charged
+   * `ITEM_UNITS` an item, so that the work limit bounds the memory arrays hold as it does strings.
+   */
   items(fn: string, count: number): void {
     if (count > this.limits.maxItems) {
       throw limitError(
@@ -99,9 +102,17 @@ export class Budget {
         `${fn} would handle more than ${this.limits.maxItems} items (the limit per array in a sculpt expression); filter or slice the data first.`,
       );
     }
-    this.charge(fn, count);
+    this.charge(fn, count * ITEM_UNITS);
   }
 }
+
+/**
+ * The work one array item counts: the 8 bytes its slot holds, where a character counts 1 for its
+ * 1 or 2. Counted as 1, a path making ten thousand arrays of ten thousand (each within the items
+ * limit, `$split` of a long text in a `$map`, a range in a path) filled an evaluator's 128 MiB
+ * before the work limit stopped it.
+ */
+export const ITEM_UNITS = 8;
 
 function limitError(
   code: JsonataLimitError['code'],

@@ -4,30 +4,20 @@
  * named by their path; a retried step once per attempt — and the projection row reads the
  * workflow's outputs. The same trace in Chromium's waterfall when Debian's chromium is installed.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { CHROMIUM, chromiumFor } from '../support/chromium.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStudioApp } from '../../src/studio/studio-app.ts';
 import { openWorkspace, type Workspace } from '../../src/studio/studio-workspace.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const POLL = { timeout: 10_000, interval: 100 };
 const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/studio', import.meta.url));
-const hasChromium = (() => {
-  try {
-    execFileSync(CHROMIUM, ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-if (!hasChromium && process.env.CI)
-  throw new Error('the Studio test needs Debian chromium (.ci/run installs it)');
+const hasChromium = chromiumFor('the Studio workflow test');
 
 let workspace: Workspace;
 beforeAll(async () => {

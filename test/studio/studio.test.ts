@@ -16,7 +16,6 @@
  * §5.4 verdict, exactly as `sculptor diff` prints it, a breaking version included; save as test,
  * then the real `sculptor test` CLI passing the saved cases.
  */
-import { execFileSync } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -25,13 +24,13 @@ import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { CHROMIUM, chromiumFor } from '../support/chromium.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStudioApp } from '../../src/studio/studio-app.ts';
 import { openWorkspace, type Workspace } from '../../src/studio/studio-workspace.ts';
 import { reportFigures } from '../support/report-figures.ts';
 import { runCli } from '../cli/run-cli.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 /** The page answers in milliseconds; a loaded CI machine may take seconds. */
 const POLL = { timeout: 10_000, interval: 100 };
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -42,17 +41,7 @@ const DOCS_SHOTS = process.env.STUDIO_SCREENSHOTS
   : undefined;
 /** The echo backend's API key: it must never reach the page or the folder. */
 const KEY = 'echo-key-5ecr3t-0123456789';
-const hasChromium = (() => {
-  try {
-    execFileSync(CHROMIUM, ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-if (!hasChromium && process.env.CI)
-  throw new Error('the Studio test needs Debian chromium (.ci/run installs it)');
-if (!hasChromium) console.warn('[studio] skipped: apt-get install chromium');
+const hasChromium = chromiumFor('the Studio test');
 
 let dir: string;
 let workspace: Workspace;

@@ -6,7 +6,6 @@
  * file `sculptor eval`'s own loader reads back expecting what the designer typed (not what the
  * model sent). Each screen is checked with axe-core and photographed into test-artifacts/studio/.
  */
-import { execFileSync } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -14,6 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { CHROMIUM, chromiumFor } from '../support/chromium.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadScenarioFile } from '../../src/eval/scenario-file.ts';
 import { createStudioApp } from '../../src/studio/studio-app.ts';
@@ -21,23 +21,12 @@ import { openWorkspace, type Workspace } from '../../src/studio/studio-workspace
 import { reportFigures } from '../support/report-figures.ts';
 import { startTestModel, type TestModel } from '../support/word-match-model.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 /** The first request loads the model client and the recordings: seconds on a loaded machine. */
 const POLL = { timeout: 30_000, interval: 100 };
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const ARTIFACTS = path.join(REPO, 'test-artifacts/studio');
 const KEY = 'sk-studio-model-key-777';
-const hasChromium = (() => {
-  try {
-    execFileSync(CHROMIUM, ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-if (!hasChromium && process.env.CI)
-  throw new Error('the Studio test needs Debian chromium (.ci/run installs it)');
-if (!hasChromium) console.warn('[studio] try-model skipped: apt-get install chromium');
+const hasChromium = chromiumFor('the Studio try-model test');
 
 let dir: string;
 let model: TestModel;

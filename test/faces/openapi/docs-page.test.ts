@@ -5,31 +5,20 @@
  * the answer; the page loads nothing from outside the gateway. A screenshot is kept in
  * test-artifacts/openapi/ (git-ignored).
  */
-import { execFileSync } from 'node:child_process';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { CHROMIUM, chromiumFor } from '../../support/chromium.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadRecordings, startReplayServer } from '../../../src/replay/index.ts';
 import { replayEnv } from '../../../src/testing/index.ts';
 import { startTestGateway } from '../../support/start-test-gateway.ts';
 import { nestedSamples, REPO } from '../a2t-lite/lite-fixtures.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = fileURLToPath(new URL('../../../test-artifacts/openapi/', import.meta.url));
 const WAIT = { timeout: 15_000 };
-const hasChromium = (() => {
-  try {
-    execFileSync(CHROMIUM, ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-if (!hasChromium && process.env.CI)
-  throw new Error('the docs page test needs Debian chromium (.ci/run installs it)');
-if (!hasChromium) console.warn('[docs] skipped: apt-get install chromium');
+const hasChromium = chromiumFor('the docs page test');
 
 describe.skipIf(!hasChromium)('the docs page in Chromium', () => {
   let root: string;

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CallerIdentity } from '../engine/attach-credentials.ts';
 import { SculptorError, type SourcePosition } from '../errors/sculptor-error.ts';
@@ -11,7 +10,7 @@ import {
   resolveCredential,
 } from '../sculpt/load-backends.ts';
 import { validateAgainstSchema } from '../sculpt/validate-schema.ts';
-import { parseYamlSource } from '../sculpt/yaml-source.ts';
+import { readYamlSource } from '../sculpt/yaml-source.ts';
 import {
   allowedUrl,
   createIdentityProvider,
@@ -152,18 +151,7 @@ export async function loadCallers(
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<{ directory?: CallerDirectory; errors: SculptorError[] }> {
   const abs = path.resolve(file);
-  let text: string;
-  try {
-    text = await readFile(abs, 'utf8');
-  } catch (err) {
-    const at = { file: abs, line: 1, column: 1 };
-    return {
-      errors: [
-        new SculptorError('load.io', `Cannot read the callers file: ${(err as Error).message}`, { at }),
-      ],
-    };
-  }
-  const parsed = parseYamlSource(abs, text);
+  const parsed = await readYamlSource(abs, 'the callers file');
   if (!parsed.source) return { errors: parsed.errors };
   const source = parsed.source;
   const errors = validateAgainstSchema('callers', source);

@@ -1,11 +1,10 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Ajv } from 'ajv';
 import { LinearRegExp, linearRegexProblem } from '../compile/jsonata/linear-regex.ts';
 import { SculptorError, type SourcePosition } from '../errors/sculptor-error.ts';
 import { schemaErrors } from '../sculpt/validate-schema.ts';
 import { findFilesBySuffix } from '../testing/index.ts';
-import { parseYamlSource, type YamlPath, type YamlSource } from '../sculpt/yaml-source.ts';
+import { parseYamlSource, readYamlSource, type YamlPath, type YamlSource } from '../sculpt/yaml-source.ts';
 import scenarioSchema from './eval-scenarios.schema.json' with { type: 'json' };
 
 /** Scenario files end in this; `sculptor eval` finds them below folders. */
@@ -78,28 +77,17 @@ interface RawFile {
 export async function loadScenarioFile(
   file: string,
 ): Promise<{ file?: ScenarioFile; errors: SculptorError[] }> {
-  const absolute = path.resolve(file);
-  let text: string;
-  try {
-    text = await readFile(absolute, 'utf8');
-  } catch (err) {
-    return {
-      errors: [
-        new SculptorError('load.io', `Cannot read the scenario file: ${(err as Error).message}`, {
-          at: { file: absolute, line: 1, column: 1 },
-          cause: err,
-        }),
-      ],
-    };
-  }
-  return parseScenarios(absolute, text);
+  const parsed = await readYamlSource(path.resolve(file), 'the scenario file');
+  return parsed.source ? scenariosOf(parsed.source) : { errors: parsed.errors };
 }
 
 /** The same from text (the Studio checks what it is about to save). */
 export function parseScenarios(file: string, text: string): { file?: ScenarioFile; errors: SculptorError[] } {
   const parsed = parseYamlSource(file, text);
-  if (!parsed.source) return { errors: parsed.errors };
-  const source = parsed.source;
+  return parsed.source ? scenariosOf(parsed.source) : { errors: parsed.errors };
+}
+
+function scenariosOf(source: YamlSource): { file?: ScenarioFile; errors: SculptorError[] } {
   const invalid = schemaErrors(validate, source);
   if (invalid.length > 0) return { errors: invalid };
   const raw = source.value as RawFile;
@@ -130,7 +118,7 @@ export function parseScenarios(file: string, text: string): { file?: ScenarioFil
   });
   if (errors.length > 0) return { errors };
   return {
-    file: { file, ...(raw.system !== undefined ? { system: raw.system } : {}), scenarios },
+    file: { file: source.file, ...(raw.system !== undefined ? { system: raw.system } : {}), scenarios },
     errors: [],
   };
 }

@@ -1,9 +1,9 @@
-import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { SculptorError } from '../errors/sculptor-error.ts';
 import { type ArazzoSpec, type BackendSpec, loadBackends } from './load-backends.ts';
 import { parseSculpt, type SculptSpec } from './parse-sculpt.ts';
-import { parseYamlSource, type YamlSource } from './yaml-source.ts';
+import { readYamlSource, type YamlSource } from './yaml-source.ts';
 
 export const SCULPT_SUFFIX = '.sculpt.yaml';
 export const BACKENDS_FILE = 'backends.yaml';
@@ -67,19 +67,7 @@ export async function loadSculpts(
 }
 
 async function readSource(file: string, errors: SculptorError[]): Promise<YamlSource | undefined> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    errors.push(
-      new SculptorError('load.io', `Cannot read file: ${(err as Error).message}`, {
-        at: { file, line: 1, column: 1 },
-        cause: err,
-      }),
-    );
-    return undefined;
-  }
-  const parsed = parseYamlSource(file, text);
+  const parsed = await readYamlSource(file);
   errors.push(...parsed.errors);
   return parsed.source;
 }

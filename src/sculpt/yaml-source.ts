@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import {
   type Document,
   isMap,
@@ -29,6 +30,30 @@ export interface YamlSource {
   keyAt(path: YamlPath): SourcePosition;
   /** Position of a character inside the scalar at `path` (for JSONata errors). */
   inScalar(path: YamlPath, offset: number): SourcePosition;
+}
+
+/**
+ * Reads one YAML file and parses it as `parseYamlSource` does; a file that cannot be read is
+ * `load.io`, naming it as `what` ("the callers file").
+ */
+export async function readYamlSource(
+  file: string,
+  what = 'file',
+): Promise<{ source?: YamlSource; errors: SculptorError[] }> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    return {
+      errors: [
+        new SculptorError('load.io', `Cannot read ${what}: ${(err as Error).message}`, {
+          at: { file, line: 1, column: 1 },
+          cause: err,
+        }),
+      ],
+    };
+  }
+  return parseYamlSource(file, text);
 }
 
 /**

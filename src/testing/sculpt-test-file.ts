@@ -1,9 +1,9 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import { SculptorError, type SourcePosition } from '../errors/sculptor-error.ts';
 import { BACKENDS_FILE, SCULPT_SUFFIX } from '../sculpt/load-sculpts.ts';
-import { parseYamlSource } from '../sculpt/yaml-source.ts';
+import { readYamlSource } from '../sculpt/yaml-source.ts';
 import testSchema from './sculpt-test.schema.json' with { type: 'json' };
 
 /** Sculpt test files end in this; `runSculptTests` finds them in folders. */
@@ -63,20 +63,7 @@ export async function loadSculptTestFile(
   file: string,
 ): Promise<{ test?: SculptTestFile; errors: SculptorError[] }> {
   const absolute = path.resolve(file);
-  let text: string;
-  try {
-    text = await readFile(absolute, 'utf8');
-  } catch (err) {
-    return {
-      errors: [
-        new SculptorError('load.io', `Cannot read file: ${(err as Error).message}`, {
-          at: { file: absolute, line: 1, column: 1 },
-          cause: err,
-        }),
-      ],
-    };
-  }
-  const parsed = parseYamlSource(absolute, text);
+  const parsed = await readYamlSource(absolute);
   if (!parsed.source) return { errors: parsed.errors };
   const source = parsed.source;
   if (!validate(source.value)) {

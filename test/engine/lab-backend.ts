@@ -104,3 +104,22 @@ export async function startLabBackend(): Promise<LabBackend> {
       }),
   };
 }
+
+/** A tool that echoes its name through the lab backend, as a sculpt file's text. */
+export function echoSculpt(name: string, description: string): string {
+  return [
+    `tool: ${name}`,
+    'version: 1',
+    `description: ${description}`,
+    'inputs:',
+    "  name: { type: string, maxLength: 20, description: 'A name.' }",
+    'outputs:',
+    "  name: { type: string, description: 'The same name.' }",
+    'steps:',
+    '  - id: echo',
+    '    call: lab#slow',
+    '    params: \'{ "name": $inputs.name, "ms": 1 }\'',
+    'output: \'{ "name": $steps.echo.name }\'',
+    '',
+  ].join('\n');
+}

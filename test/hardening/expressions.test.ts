@@ -15,9 +15,8 @@ import type { AddressInfo } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toolIdFor } from '../../src/compile/tool-signature.ts';
 import { type GatewayProcess, startGatewayProcess } from '../server/gateway-process.ts';
-import { invoke, startTestGateway } from '../support/start-test-gateway.ts';
+import { invokeTool, startTestGateway } from '../support/start-test-gateway.ts';
 import { reportFigures } from '../support/report-figures.ts';
 import { expectLivezFast, probeLivez, rssOf, SCHEDULER_RETRIES } from './probe-livez.ts';
 
@@ -63,12 +62,6 @@ afterAll(async () => {
   items.closeAllConnections();
   await new Promise((resolve) => items.close(resolve));
 });
-
-const call = (url: string, tool: string, inputs: Record<string, unknown> = {}) =>
-  invoke(url, `/tools/${toolIdFor(tool)}:invoke`, {
-    name: tool,
-    input_parameters: Object.entries(inputs).map(([name, value]) => ({ name, value })),
-  });
 
 interface Finding {
   id: string;
@@ -148,7 +141,7 @@ function findings(mode: string, target: () => Target): void {
       const rssBefore = rss();
       const { results, times } = await probeLivez(url, async () => {
         const started = performance.now();
-        const answer = await call(url, finding.tool, finding.inputs);
+        const answer = await invokeTool(url, finding.tool, finding.inputs);
         return { ...answer, ms: performance.now() - started };
       });
       for (const answer of results) {
@@ -190,7 +183,7 @@ describe('the default: evaluator processes', () => {
   }));
 
   it('a legitimate $sort of a 10,000-item backend array answers', async () => {
-    const result = await call(gateway.url, 'sort_items');
+    const result = await invokeTool(gateway.url, 'sort_items');
     expect(result.status).toBe(200);
     expect(result.body).toEqual({ output_parameters: [{ name: 'v', value: 0 }] });
   });
@@ -200,7 +193,7 @@ describe('the default: evaluator processes', () => {
     SCHEDULER_RETRIES,
     async () => {
       const started = performance.now();
-      const { results, times } = await probeLivez(gateway.url, () => call(gateway.url, 'late_loop'));
+      const { results, times } = await probeLivez(gateway.url, () => invokeTool(gateway.url, 'late_loop'));
       const elapsed = performance.now() - started;
       // The engine's own measure: without the HTTP round trip a loaded machine adds to `elapsed`.
       const engineMs = gateway.reports.findLast((r) => r.tool === 'late_loop')?.durationMs;
@@ -234,7 +227,7 @@ describe('SCULPTOR_JSONATA_ISOLATION=off', () => {
       },
     });
     // The expressions' first evaluation, before anything is measured (a loaded machine may take its time).
-    await call(gateway.url, 'regex_words', { s: 'warm up' });
+    await invokeTool(gateway.url, 'regex_words', { s: 'warm up' });
   });
   afterAll(() => gateway?.kill());
 
@@ -245,11 +238,11 @@ describe('SCULPTOR_JSONATA_ISOLATION=off', () => {
   }));
 
   it('keeps serving after them all', async () => {
-    expect((await call(gateway.url, 'regex_words', { s: 'hello world' })).status).toBe(200);
+    expect((await invokeTool(gateway.url, 'regex_words', { s: 'hello world' })).status).toBe(200);
   });
 
   it('a legitimate $sort of a 10,000-item backend array answers as it does in process', async () => {
-    const result = await call(gateway.url, 'sort_items');
+    const result = await invokeTool(gateway.url, 'sort_items');
     expect(result.body.detail).toBeUndefined();
     expect(result.status).toBe(200);
     expect(result.body).toEqual({ output_parameters: [{ name: 'v', value: 0 }] });

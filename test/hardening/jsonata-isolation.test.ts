@@ -8,7 +8,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type * as ExpressionPoolModule from '../../src/compile/jsonata/expression-pool.ts';
-import { toolIdFor } from '../../src/compile/tool-signature.ts';
 import type * as TestGatewayModule from '../support/start-test-gateway.ts';
 import { expectLivezFast, probeLivez as probeLivezAt, SCHEDULER_RETRIES } from './probe-livez.ts';
 
@@ -45,10 +44,7 @@ afterAll(async () => {
 });
 
 const invokeTool = (name: string, inputs: Record<string, unknown>) =>
-  support.invoke(gateway.url, `/tools/${toolIdFor(name)}:invoke`, {
-    name,
-    input_parameters: Object.entries(inputs).map(([n, value]) => ({ name: n, value })),
-  });
+  support.invokeTool(gateway.url, name, inputs);
 
 /** One run of `work` (each takes the whole deadline, ample for the probes), /livez probed throughout. */
 const probeLivez = async <T>(work: () => Promise<T>) => {

@@ -15,9 +15,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toolIdFor } from '../../src/compile/tool-signature.ts';
 import { type GatewayProcess, startGatewayProcess } from '../server/gateway-process.ts';
-import { invoke } from '../support/start-test-gateway.ts';
+import { invokeTool } from '../support/start-test-gateway.ts';
 import { expectLivezFast, probeLivez, SCHEDULER_RETRIES } from './probe-livez.ts';
 
 const SCULPTS = 'test/hardening/fixtures/boundary';
@@ -42,12 +41,6 @@ afterAll(async () => {
   await new Promise((resolve) => backend.close(resolve));
 });
 
-const call = (url: string, tool: string, inputs: Record<string, unknown> = {}) =>
-  invoke(url, `/tools/${toolIdFor(tool)}:invoke`, {
-    name: tool,
-    input_parameters: Object.entries(inputs).map(([name, value]) => ({ name, value })),
-  });
-
 const alive = (gateway: GatewayProcess) =>
   gateway.child.exitCode === null && gateway.child.signalCode === null;
 
@@ -66,7 +59,7 @@ describe('the drill: a gateway under --max-old-space-size=384, default limits', 
       env: { ITEMS_URL: itemsUrl, NODE_OPTIONS: KUBERNETES_NODE_OPTIONS, SCULPTOR_SHED_LAG_MS: '0' },
     });
     // The evaluators load once before anything is measured.
-    expect((await call(gateway.url, 'add', { a: 1, b: 2 })).status).toBe(200);
+    expect((await invokeTool(gateway.url, 'add', { a: 1, b: 2 })).status).toBe(200);
   });
   afterAll(() => gateway?.kill());
 
@@ -75,12 +68,12 @@ describe('the drill: a gateway under --max-old-space-size=384, default limits', 
     SCHEDULER_RETRIES,
     async () => {
       const { results, times } = await probeLivez(gateway.url, () =>
-        call(gateway.url, 'pad_multi', { s: 'x', width: '5000000', pad: '0123456789' }),
+        invokeTool(gateway.url, 'pad_multi', { s: 'x', width: '5000000', pad: '0123456789' }),
       );
       for (const r of results)
         expect(r.body).toEqual({ output_parameters: [{ name: 'v', value: 5_000_000 }] });
       expectLivezFast(times);
-      const refused = await call(gateway.url, 'pad_multi', {
+      const refused = await invokeTool(gateway.url, 'pad_multi', {
         s: 'x',
         width: '50000000',
         pad: 'é😀0123456789',
@@ -97,7 +90,9 @@ describe('the drill: a gateway under --max-old-space-size=384, default limits', 
     SCHEDULER_RETRIES,
     async () => {
       const started = performance.now();
-      const { results, times } = await probeLivez(gateway.url, () => call(gateway.url, 'distinct_nested'));
+      const { results, times } = await probeLivez(gateway.url, () =>
+        invokeTool(gateway.url, 'distinct_nested'),
+      );
       for (const r of results) {
         // Within the deadline either way: the answer, or the time limit's clear error.
         if (r.status === 200) expect(r.body).toEqual({ output_parameters: [{ name: 'v', value: 60 }] });
@@ -130,7 +125,7 @@ describe('the boundary itself: limits opened wide, an evaluator killed by its he
         SCULPTOR_TOOL_SUSPEND_BREACHES: '0',
       },
     });
-    expect((await call(gateway.url, 'add', { a: 1, b: 2 })).status).toBe(200);
+    expect((await invokeTool(gateway.url, 'add', { a: 1, b: 2 })).status).toBe(200);
   });
   afterAll(() => gateway?.kill());
 
@@ -143,7 +138,7 @@ describe('the boundary itself: limits opened wide, an evaluator killed by its he
         await new Promise((r) => setTimeout(r, 50));
       }
     })();
-    const bomb = await call(gateway.url, 'pad_upper', { s: 'x', width: '200000000', pad: 'ab' });
+    const bomb = await invokeTool(gateway.url, 'pad_upper', { s: 'x', width: '200000000', pad: 'ab' });
     probing = false;
     await probe;
     expect(bomb.status, JSON.stringify(bomb.body)).toBe(502);
@@ -154,7 +149,7 @@ describe('the boundary itself: limits opened wide, an evaluator killed by its he
     expect(probes.length).toBeGreaterThan(0);
     expect(probes.every((status) => status === 200)).toBe(true);
     expect(await livez(gateway.url)).toBe(200);
-    expect(await call(gateway.url, 'add', { a: 40, b: 2 })).toMatchObject({
+    expect(await invokeTool(gateway.url, 'add', { a: 40, b: 2 })).toMatchObject({
       status: 200,
       body: { output_parameters: [{ name: 'v', value: 42 }] },
     });
@@ -181,16 +176,16 @@ describe('a tool that keeps breaching its budget is suspended, alone', () => {
   it('three breaches, then 503 tool.suspended without evaluating; another tool answers; a log line and a metric say so', async () => {
     const bad = { s: 'x', width: '50000000', pad: 'ab' };
     for (let i = 0; i < 3; i++) {
-      const breach = await call(gateway.url, 'pad_multi', bad);
+      const breach = await invokeTool(gateway.url, 'pad_multi', bad);
       expect(breach.status).toBe(502);
       expect(breach.body.detail).toMatch(/D9001/);
     }
-    const suspended = await call(gateway.url, 'pad_multi', { s: 'x', width: '3', pad: 'ab' });
+    const suspended = await invokeTool(gateway.url, 'pad_multi', { s: 'x', width: '3', pad: 'ab' });
     expect(suspended.status).toBe(503);
     expect(suspended.body.code).toBe('tool.suspended');
     expect(suspended.body.retryable).toBe(true);
     expect(suspended.body.detail).toMatch(/'pad_multi' is suspended for \d+ s/);
-    expect(await call(gateway.url, 'add', { a: 1, b: 2 })).toMatchObject({ status: 200 });
+    expect(await invokeTool(gateway.url, 'add', { a: 1, b: 2 })).toMatchObject({ status: 200 });
 
     const line = gateway.logs().find((entry) => entry.event === 'tool_suspended');
     expect(line).toMatchObject({ tool: 'pad_multi', breaches: 3, suspended_ms: 60_000 });

@@ -5,14 +5,13 @@
  * workflow's outputs. The same trace in Chromium's waterfall when Debian's chromium is installed.
  */
 import { mkdir } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serve } from '@hono/node-server';
-import { type Browser, chromium, type Page } from 'playwright-core';
-import { CHROMIUM, chromiumFor } from '../support/chromium.ts';
+import type { serve } from '@hono/node-server';
+import type { Browser, Page } from 'playwright-core';
+import { chromiumFor, launchChromium } from '../support/chromium.ts';
+import { serveStudio } from './serve-studio.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStudioApp } from '../../src/studio/studio-app.ts';
 import { openWorkspace, type Workspace } from '../../src/studio/studio-workspace.ts';
 
 const POLL = { timeout: 10_000, interval: 100 };
@@ -82,23 +81,8 @@ describe.skipIf(!hasChromium)('the workflow waterfall in Chromium', () => {
   let url: string;
   beforeAll(async () => {
     await mkdir(ARTIFACTS, { recursive: true });
-    await new Promise<void>((resolve) => {
-      server = serve(
-        { fetch: createStudioApp(workspace, { root: true }).fetch, hostname: '127.0.0.1', port: 0 },
-        () => resolve(),
-      );
-    });
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-      ],
-    });
+    ({ server, url } = await serveStudio(workspace));
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   }, 60_000);
   afterAll(async () => {

@@ -23,10 +23,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { type Browser, chromium, type Page } from 'playwright-core';
-import { CHROMIUM, chromiumFor } from '../support/chromium.ts';
+import type { Browser, Page } from 'playwright-core';
+import { chromiumFor, launchChromium } from '../support/chromium.ts';
+import { serveStudio } from './serve-studio.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStudioApp } from '../../src/studio/studio-app.ts';
 import { openWorkspace, type Workspace } from '../../src/studio/studio-workspace.ts';
 import { reportFigures } from '../support/report-figures.ts';
 import { runCli } from '../cli/run-cli.ts';
@@ -135,26 +135,8 @@ describe.skipIf(!hasChromium)('Sculptor Studio in Chromium', () => {
         SCULPTOR_ALLOW_PRIVATE_EGRESS: 'true',
       },
     });
-    await new Promise<void>((resolve) => {
-      server = serve(
-        { fetch: createStudioApp(workspace, { root: true }).fetch, hostname: '127.0.0.1', port: 0 },
-        () => resolve(),
-      );
-    });
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    ({ server, url } = await serveStudio(workspace));
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   }, 60_000);
   afterAll(async () => {

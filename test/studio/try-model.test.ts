@@ -7,16 +7,15 @@
  * model sent). Each screen is checked with axe-core and photographed into test-artifacts/studio/.
  */
 import { cp, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serve } from '@hono/node-server';
-import { type Browser, chromium, type Page } from 'playwright-core';
-import { CHROMIUM, chromiumFor } from '../support/chromium.ts';
+import type { serve } from '@hono/node-server';
+import type { Browser, Page } from 'playwright-core';
+import { chromiumFor, launchChromium } from '../support/chromium.ts';
+import { serveStudio } from './serve-studio.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadScenarioFile } from '../../src/eval/scenario-file.ts';
-import { createStudioApp } from '../../src/studio/studio-app.ts';
 import { openWorkspace, type Workspace } from '../../src/studio/studio-workspace.ts';
 import { reportFigures } from '../support/report-figures.ts';
 import { startTestModel, type TestModel } from '../support/word-match-model.ts';
@@ -36,14 +35,9 @@ let browser: Browser;
 let page: Page;
 
 async function studio(env: Record<string, string>): Promise<string> {
-  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const s = serve(
-      { fetch: createStudioApp(workspace, { root: true, env }).fetch, hostname: '127.0.0.1', port: 0 },
-      () => resolve(s),
-    );
-  });
+  const { server, url } = await serveStudio(workspace, { root: true, env });
   servers.push(server);
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/studio/`;
+  return `${url}studio/`;
 }
 
 async function accessible(screen: string) {
@@ -74,16 +68,7 @@ describe.skipIf(!hasChromium)('Try with a model, in Chromium', () => {
     dir = await mkdtemp(path.join(tmpdir(), 'sculptor-try-'));
     await cp('sculpts/weather', path.join(dir, 'weather'), { recursive: true });
     workspace = await openWorkspace({ dir, env: { ...process.env } });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-      ],
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   }, 60_000);
   afterAll(async () => {

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { type Browser, chromium } from 'playwright-core';
 
 /** Debian's Chromium, which playwright-core drives (no browser download). */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -17,4 +18,22 @@ export function chromiumFor(what: string): boolean {
     console.warn(`[${what}] skipped: apt-get install chromium`);
     return false;
   }
+}
+
+/** Chromium headless, quiet: no sandbox (tests run as root), no GPU, no background traffic. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-dev-shm-usage',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
 }

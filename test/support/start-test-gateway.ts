@@ -1,3 +1,4 @@
+import { toolIdFor } from '../../src/compile/tool-signature.ts';
 import { readSettings, type Settings } from '../../src/config/settings.ts';
 import type { InvocationReport } from '../../src/engine/invoke-tool.ts';
 import { type Gateway, startGateway } from '../../src/server/start-gateway.ts';
@@ -47,6 +48,18 @@ export async function invoke(
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
   return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };
+}
+
+/** An A2T invocation of `tool` by name, its inputs as `{ name: value }`. */
+export function invokeTool(
+  gatewayUrl: string,
+  tool: string,
+  inputs: Record<string, unknown> = {},
+): ReturnType<typeof invoke> {
+  return invoke(gatewayUrl, `/tools/${toolIdFor(tool)}:invoke`, {
+    name: tool,
+    input_parameters: Object.entries(inputs).map(([name, value]) => ({ name, value })),
+  });
 }
 
 export async function getJson(url: string): Promise<{ status: number; body: Record<string, unknown> }> {

@@ -22,8 +22,8 @@ import { isComposite, shallowSize } from './value-size.ts';
  * (`maxString` characters, `maxItems` items). The operators that can do unbounded work in one
  * step — `&` (string doubling made a 2^28-character string whose `$length` exhausted the heap),
  * the deep comparisons `=` and `!=`, and `..` (a path of ranges made 800 MB in a quarter second)
- * — are rewritten in the AST into calls of bounded functions, since jsonata has no hook for them. Within the limits the answers are jsonata's
- * (`bounded-builtins-suite.test.ts`).
+ * — are rewritten in the AST into calls of bounded functions, since jsonata has no hook for them.
+ * Within the limits the answers are jsonata's (`bounded-builtins-suite.test.ts`).
  *
  * Codes `D9001` (string), `D9002` (items), `D9003` (work) are Sculptor's; their messages
  * carry no data, so the engine passes them on in `projection.failed`.

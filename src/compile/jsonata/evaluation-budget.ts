@@ -112,7 +112,7 @@ export class Budget {
  * limit, `$split` of a long text in a `$map`, a range in a path) filled an evaluator's 128 MiB
  * before the work limit stopped it.
  */
-export const ITEM_UNITS = 8;
+const ITEM_UNITS = 8;
 
 function limitError(
   code: JsonataLimitError['code'],

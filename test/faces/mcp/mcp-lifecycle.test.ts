@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LabBackend, labUser, startLabBackend } from '../../engine/lab-backend.ts';
+import { echoSculpt, type LabBackend, labUser, startLabBackend } from '../../engine/lab-backend.ts';
 import { startTestGateway } from '../../support/start-test-gateway.ts';
 import { httpClient } from './mcp-client.ts';
 
@@ -63,21 +63,7 @@ describe('cancellation and reload', () => {
     expect(before).not.toContain('slow_echo');
     await writeFile(
       path.join(dir, 'slow_echo.v1.sculpt.yaml'),
-      [
-        'tool: slow_echo',
-        'version: 1',
-        'description: Test tool. Echoes a name after a short wait; use it to test reloads.',
-        'inputs:',
-        "  name: { type: string, maxLength: 20, description: 'A name.' }",
-        'outputs:',
-        "  name: { type: string, description: 'The same name.' }",
-        'steps:',
-        '  - id: echo',
-        '    call: lab#slow',
-        '    params: \'{ "name": $inputs.name, "ms": 1 }\'',
-        'output: \'{ "name": $steps.echo.name }\'',
-        '',
-      ].join('\n'),
+      echoSculpt('slow_echo', 'Test tool. Echoes a name after a short wait; use it to test reloads.'),
     );
     await gateway.reload();
     await expect.poll(() => changed, { timeout: 3000 }).toBeGreaterThanOrEqual(1);

@@ -6,7 +6,7 @@ import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LabBackend, startLabBackend } from '../../engine/lab-backend.ts';
+import { echoSculpt, type LabBackend, startLabBackend } from '../../engine/lab-backend.ts';
 import { stdioClient } from './mcp-client.ts';
 
 let lab: LabBackend;
@@ -170,22 +170,3 @@ describe('over stdio, lines that are not JSON-RPC messages', () => {
     expect(result.structuredContent).toEqual({ names: 'left+right' });
   });
 });
-
-/** A tool that echoes its name through the lab backend, as a sculpt file's text. */
-function echoSculpt(name: string, description: string): string {
-  return [
-    `tool: ${name}`,
-    'version: 1',
-    `description: ${description}`,
-    'inputs:',
-    "  name: { type: string, maxLength: 20, description: 'A name.' }",
-    'outputs:',
-    "  name: { type: string, description: 'The same name.' }",
-    'steps:',
-    '  - id: echo',
-    '    call: lab#slow',
-    '    params: \'{ "name": $inputs.name, "ms": 1 }\'',
-    'output: \'{ "name": $steps.echo.name }\'',
-    '',
-  ].join('\n');
-}

@@ -8,8 +8,8 @@
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
-import { CHROMIUM, chromiumFor } from '../../support/chromium.ts';
+import type { Browser, Page } from 'playwright-core';
+import { chromiumFor, launchChromium } from '../../support/chromium.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadRecordings, startReplayServer } from '../../../src/replay/index.ts';
 import { replayEnv } from '../../../src/testing/index.ts';
@@ -41,10 +41,7 @@ describe.skipIf(!hasChromium)('the docs page in Chromium', () => {
       },
       { shedLagMs: 0 },
     );
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.on('request', (request) => {
       if (!request.url().startsWith(gateway.url) && !request.url().startsWith('data:'))

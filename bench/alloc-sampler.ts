@@ -61,7 +61,7 @@ if (file) {
       walk((result as { profile: { head: ProfileNode } }).profile.head, undefined);
       const top = [...sites]
         .sort((a, b) => b[1] - a[1])
-        .slice(0, 25)
+        .slice(0, Number(process.env.BENCH_ALLOC_SITES ?? 25))
         .map(([site, bytes]) => ({ site, bytesPerRequest: Math.round(bytes / sampled) }));
       writeFileSync(
         file,

@@ -1,4 +1,6 @@
 /** The requests every bench scenario and the profiler send, in one place. */
+import { cpSync } from 'node:fs';
+import path from 'node:path';
 import { toolIdFor } from '../src/compile/tool-signature.ts';
 
 /** The hand-written handler's one route (Sculptor's is /tools/{toolId}:invoke). */
@@ -6,6 +8,17 @@ export const HAND_WRITTEN_PATH = '/tools/bench_forecast:invoke';
 
 /** The bench sculpts folder (bench/sculpts). */
 export const BENCH_SCULPTS = new URL('sculpts/', import.meta.url).pathname;
+
+/**
+ * A sculpts folder at `dir` holding bench_forecast alone, with its backend: the one tool the
+ * comparators implement, as an agent would be given it for this job.
+ */
+export function forecastOnlySculpts(dir: string): string {
+  for (const part of ['backends.yaml', 'openapi', 'bench_forecast.v1.sculpt.yaml']) {
+    cpSync(path.join(BENCH_SCULPTS, part), path.join(dir, part), { recursive: true });
+  }
+  return dir;
+}
 
 /** The A2T invocation of bench_forecast (and of the hand-written handler): New York's grid cell. */
 export const FORECAST_BODY = JSON.stringify({

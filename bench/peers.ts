@@ -12,7 +12,7 @@
  * - Answer size: Sculptor and the lean handler with the forecast repeated to ≈ 10× and 100×.
  */
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,6 +25,7 @@ import { GENERATOR, prepareGeneratedPeer } from './generated-mcp-peer.ts';
 import {
   FACE_INVOCATIONS,
   FORECAST_BODY,
+  forecastOnlySculpts,
   HAND_WRITTEN_PATH,
   JSON_POST,
   MCP_FORECAST,
@@ -117,12 +118,7 @@ export async function runPeers(options: PeersOptions): Promise<string> {
       prepareFastMcp(CACHE_DIR, log),
     ]);
 
-    // One tool in the gateway, as an agent would be given for this job.
-    const sculpts = path.join(tmp, 'sculpts');
-    const benchSculpts = new URL('sculpts/', import.meta.url).pathname;
-    for (const part of ['backends.yaml', 'openapi', 'bench_forecast.v1.sculpt.yaml']) {
-      cpSync(path.join(benchSculpts, part), path.join(sculpts, part), { recursive: true });
-    }
+    const sculpts = forecastOnlySculpts(path.join(tmp, 'sculpts'));
 
     const child = async <R extends ReadyMessage>(
       script: string,

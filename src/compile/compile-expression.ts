@@ -123,8 +123,10 @@ function evaluator(
       options?.deadlineAt,
     );
   if (processJsonataSettings().isolation !== 'off') {
-    // Loading the workers now spares the first invocations their start-up.
-    sharedExpressionPool().warm();
+    // An expression outside the fast path will need an evaluator: loading them now spares the
+    // first invocations their start-up. One on the fast path starts them only if its data ever
+    // makes it bail, so a catalog the fast path answers does not keep their memory (≈ 60 MB each).
+    if (!fast) sharedExpressionPool().warm();
     slow = (input, bindings, options) =>
       sharedExpressionPool().evaluate(source, input, bindings, options?.signal);
   }

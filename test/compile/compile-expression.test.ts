@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { compileExpression, JSONATA_LIMITS } from '../../src/compile/compile-expression.ts';
 import { closeSharedExpressionPool } from '../../src/compile/jsonata/expression-pool.ts';
 import { MAX_REGEX_STEPS } from '../../src/compile/jsonata/safe-regex.ts';
@@ -115,5 +115,31 @@ describe('regular expressions (RELIABILITY G3)', () => {
   it('refuses $eval at load', () => {
     expect(codeOf(() => compile('$eval("1+1")'))).toBe('compile.forbidden_function');
     expect(new SculptorError('compile.unsafe_regex', 'x').status).toBe(500);
+  });
+});
+
+describe('evaluator processes', () => {
+  it('start when an expression outside the fast path is compiled, or when a fast-path one bails', async () => {
+    // A fresh copy of the modules: a pool of its own, not yet started.
+    vi.resetModules();
+    const fresh = await import('../../src/compile/compile-expression.ts');
+    const { sharedExpressionPool, closeSharedExpressionPool: closeFresh } =
+      await import('../../src/compile/jsonata/expression-pool.ts');
+    try {
+      const projection = fresh.compileExpression('{ "t": properties.periods[0].temperature }', at);
+      expect(projection.fastPath).toBe(true);
+      expect(sharedExpressionPool().stats().workers).toBe(0);
+      // An array where the fast path expects an object: jsonata answers, in an evaluator.
+      expect(await projection.evaluate({ properties: [{ periods: [{ temperature: 3 }] }] }, {})).toEqual({
+        t: 3,
+      });
+      expect(sharedExpressionPool().stats().workers).toBeGreaterThan(0);
+      await closeFresh();
+      expect(fresh.compileExpression('$sum([1, 2])', at).fastPath).toBe(false);
+      expect(sharedExpressionPool().stats().workers).toBeGreaterThan(0);
+    } finally {
+      await closeFresh();
+      vi.resetModules();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { type AuthInfo, createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
+import type { AuthInfo, McpHttpHandler } from '@modelcontextprotocol/server';
 import { type Context, Hono } from 'hono';
 import { bearerChallenge } from '../../callers/authenticate.ts';
 import type { CallerDirectory } from '../../callers/load-callers.ts';
@@ -8,7 +8,7 @@ import type { StreamAdmission } from '../../invoke/call-service.ts';
 import type { Face } from '../common/face.ts';
 import { readJsonBody } from '../common/read-json-body.ts';
 import { requestCaller, requestParty } from '../common/request-caller.ts';
-import { type McpCaller, mcpServerFactory, type McpToolsOptions } from './mcp-server.ts';
+import type { McpCaller, McpToolsOptions } from './mcp-server.ts';
 
 /** A JSON-RPC message (or batch) is small; tool arguments are capped like A2T's invocation body. */
 export const MAX_MCP_BODY_BYTES = 64 * 1024;
@@ -52,14 +52,19 @@ export interface McpFace extends Face {
 export function createMcpFace(options: McpFaceOptions): McpFace {
   const prefix = options.prefix ?? '';
   const endpoint = `${prefix}/mcp`;
-  const handler: McpHttpHandler = createMcpHandler(
-    mcpServerFactory(options, (rc) => callerOfRequest(rc.authInfo)),
-    {
-      legacy: 'stateless',
-      ...(options.maxStreams !== undefined ? { maxSubscriptions: options.maxStreams } : {}),
-      ...(options.onError ? { onerror: options.onError } : {}),
-    },
-  );
+  // The SDK (with zod) is loaded by the first MCP request: ≈ 13 MB of memory that a gateway whose
+  // agents speak A2T alone never needs.
+  let loaded: McpHttpHandler | undefined;
+  let loading: Promise<McpHttpHandler> | undefined;
+  const handler = (): McpHttpHandler | Promise<McpHttpHandler> =>
+    loaded ??
+    (loading ??= loadHandler(options).then(
+      (h) => (loaded = h),
+      (err: unknown) => {
+        loading = undefined; // a later request tries again
+        throw err;
+      },
+    ));
 
   const app = new Hono();
   app.all(endpoint, async (c) => {
@@ -73,7 +78,7 @@ export function createMcpFace(options: McpFaceOptions): McpFace {
     // authInfo is the SDK's pass-through slot for who a request is from; the token itself stays here.
     const authInfo: AuthInfo = { token: '', clientId: caller.name, scopes: [], extra: { [CALLER]: who } };
     const listen = options.admitStream ? listenRequest(parsedBody) : undefined;
-    if (listen === undefined) return handler.fetch(c.req.raw, { authInfo, parsedBody });
+    if (listen === undefined) return (await handler()).fetch(c.req.raw, { authInfo, parsedBody });
     let release: () => void;
     try {
       release = options.admitStream!(who);
@@ -82,7 +87,7 @@ export function createMcpFace(options: McpFaceOptions): McpFace {
     }
     let answer: Response;
     try {
-      answer = await handler.fetch(c.req.raw, { authInfo, parsedBody });
+      answer = await (await handler()).fetch(c.req.raw, { authInfo, parsedBody });
     } catch (err) {
       release();
       throw err;
@@ -135,9 +140,29 @@ export function createMcpFace(options: McpFaceOptions): McpFace {
       return undefined;
     },
     refuse,
-    catalogChanged: () => handler.notify.toolsChanged(),
-    close: () => handler.close(),
+    // Before the first MCP request there is no listener to tell, nor anything to close.
+    catalogChanged: () =>
+      void loading?.then(
+        (h) => h.notify.toolsChanged(),
+        () => {},
+      ),
+    close: async () => (await loading?.catch(() => undefined))?.close(),
   };
+}
+
+async function loadHandler(options: McpFaceOptions): Promise<McpHttpHandler> {
+  const [{ createMcpHandler }, { mcpServerFactory }] = await Promise.all([
+    import('@modelcontextprotocol/server'),
+    import('./mcp-server.ts'),
+  ]);
+  return createMcpHandler(
+    mcpServerFactory(options, (rc) => callerOfRequest(rc.authInfo)),
+    {
+      legacy: 'stateless',
+      ...(options.maxStreams !== undefined ? { maxSubscriptions: options.maxStreams } : {}),
+      ...(options.onError ? { onerror: options.onError } : {}),
+    },
+  );
 }
 
 const CALLER = 'io.sculptor/caller';

@@ -5,6 +5,7 @@ import { outputRecord } from '../../invoke/call-service.ts';
 import { audienceOf } from '../../invoke/tool-audience.ts';
 import { SculptorError } from '../../errors/sculptor-error.ts';
 import { answering, type Face, type FaceOptions } from '../common/face.ts';
+import { callAnswer } from '../common/call-answer.ts';
 import { rawPath } from '../common/raw-path.ts';
 import { readJsonBody } from '../common/read-json-body.ts';
 import { requestCaller, requestParty } from '../common/request-caller.ts';
@@ -84,9 +85,8 @@ export function createA2tLiteFace(options: A2tLiteFaceOptions): Face {
           match.groupId === undefined
             ? undefined
             : groupRefresh(outcome.catalog, audience, match.groupId, outcome.entry);
-        c.header('cache-control', 'no-store');
         const result = outputRecord(outcome.outputs);
-        return c.json(meta ? { result, meta } : { result });
+        return callAnswer(meta ? { result, meta } : { result });
       }
       case 'capabilities':
         return c.json(capabilities(catalog, base));

@@ -7,6 +7,7 @@ import { matchRoute, type RouteMatch } from './a2t-routes.ts';
 import { pageOf, parsePageCursor, parsePageLimit } from './paging.ts';
 import { problemResponse } from '../common/problem-details.ts';
 import { answering, type Face, type FaceOptions } from '../common/face.ts';
+import { callAnswer } from '../common/call-answer.ts';
 import { rawPath } from '../common/raw-path.ts';
 import { readJsonBody } from '../common/read-json-body.ts';
 import { audienceOf } from '../../invoke/tool-audience.ts';
@@ -72,8 +73,7 @@ export function createA2tFace(options: A2tFaceOptions): Face {
             return () => readInvocation(tool, body);
           },
         });
-        c.header('cache-control', 'no-store');
-        return c.json({ output_parameters: outputs });
+        return callAnswer({ output_parameters: outputs });
       }
     }
   };

@@ -4,6 +4,7 @@ import { SculptorError } from '../../errors/sculptor-error.ts';
 import { outputRecord } from '../../invoke/call-service.ts';
 import { audienceOf } from '../../invoke/tool-audience.ts';
 import { answering, type Face, type FaceOptions } from '../common/face.ts';
+import { callAnswer } from '../common/call-answer.ts';
 import type { OpenApiContribution } from '../common/openapi-fragments.ts';
 import { rawPath } from '../common/raw-path.ts';
 import { readJsonBody } from '../common/read-json-body.ts';
@@ -109,8 +110,7 @@ export function createOpenApiFace(options: OpenApiFaceOptions): Face {
           signal: c.req.raw.signal,
           arguments: async () => (await readJsonBody(c, MAX_CALL_BODY_BYTES, 'the inputs')) as ToolArguments,
         });
-        c.header('cache-control', 'no-store');
-        return c.json(outputRecord(outputs));
+        return callAnswer(outputRecord(outputs));
       }
     }
   };

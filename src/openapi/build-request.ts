@@ -59,7 +59,10 @@ export function buildRequest(
 
   // Mistakes in the sculpt (compile.*) are reported before problems with values (input.invalid).
   const supplied: [string, OperationParameter, unknown][] = [];
-  for (const [key, value] of Object.entries(params)) {
+  // for…in, not Object.entries: no pair array per parameter (params is a plain object, its own keys).
+  for (const key in params) {
+    if (!Object.hasOwn(params, key)) continue;
+    const value = params[key];
     const param = byKey.get(key);
     if (!param) {
       const known = [...byKey.keys()].join(', ') || 'none';

@@ -46,6 +46,8 @@ export interface ChildOptions {
   readyTimeoutMs?: number;
   /** A file for the child's stdout (logs); by default it shares the bench's stderr. */
   stdout?: string;
+  /** A command the child runs under, with its arguments (`valgrind --tool=callgrind …`); node follows them. */
+  wrapper?: string[];
 }
 
 /** Forks `script` (a path relative to bench/) on this very Node and waits for its `ready`. */
@@ -53,9 +55,11 @@ export async function startChild<R extends ReadyMessage = ReadyMessage>(
   script: string,
   options: ChildOptions = {},
 ): Promise<Child<R>> {
+  const wrapper = options.wrapper ?? [];
   const child = fork(new URL(script, import.meta.url), options.args ?? [], {
-    execPath: process.execPath,
+    execPath: wrapper[0] ?? process.execPath,
     execArgv: [
+      ...(wrapper.length > 0 ? [...wrapper.slice(1), process.execPath] : []),
       ...(options.productionFlags === false ? [] : PRODUCTION_NODE_FLAGS),
       ...(options.execArgv ?? []),
     ],

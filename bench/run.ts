@@ -12,6 +12,7 @@
  *   npm run bench [-- --rounds 7 --duration 2 --warmup 4 --connections 8 --quick]
  *   npm run bench -- --profile hand,sculptor   (CPU profiles instead of the table)
  *   npm run bench -- --peers-only | --no-peers  (only, or without, the peers of peers.ts)
+ *   npm run bench -- --no-instructions          (without the instruction counts of instructions.ts)
  *   BENCH_QUICK=1 npm run bench                 (the same as --quick)
  */
 import { type ChildProcess, execFileSync } from 'node:child_process';
@@ -39,6 +40,7 @@ import {
   SLOW_PREFIX,
 } from './invocations.ts';
 import type { LoadResult, LoadSpec } from './load.ts';
+import { countInstructions } from './instructions.ts';
 import { peersOptions, runPeers } from './peers.ts';
 import { loadRunner, WARMUP_MAX_SEC, warmUp } from './rounds.ts';
 import { formatComparison, type Profiled, profileTarget } from './profile.ts';
@@ -60,6 +62,8 @@ const { values: args } = parseArgs({
     /** Only the peers and comparators (peers.ts), or everything but them. */
     'peers-only': { type: 'boolean', default: false },
     'no-peers': { type: 'boolean', default: false },
+    /** Leave out the instructions per call counted under callgrind (instructions.ts). */
+    'no-instructions': { type: 'boolean', default: false },
     /** Profile mode instead of the table: targets to profile, comma-separated (sculptor, hand, chain, chain_cached). */
     profile: { type: 'string' },
   },
@@ -904,5 +908,10 @@ else {
   if (!args['no-peers']) {
     const given = { rounds: ROUNDS, durationSec: DURATION, warmupSec: WARMUP, connections: CONNECTIONS };
     console.log(await runPeers(peersOptions(quick, given, log)));
+  }
+  if (!args['no-instructions']) {
+    console.log(
+      await countInstructions(quick ? { warmup: 1000, calls: 300 } : { warmup: 4000, calls: 1500 }),
+    );
   }
 }

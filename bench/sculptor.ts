@@ -7,7 +7,8 @@
  * (load, compile, catalog, listen) and the resident memory after it.
  *
  *   node bench/sculptor.ts <sculpts folder>
- *   env: BENCH_BACKEND_URL (and whatever the sculpts reference), REDIS_URL, SCULPTOR_SECRET
+ *   env: BENCH_BACKEND_URL (and whatever the sculpts reference), REDIS_URL, SCULPTOR_SECRET,
+ *   SCULPTOR_SHED_LAG_MS
  */
 import { readSettings } from '../src/config/settings.ts';
 import { startGateway } from '../src/server/start-gateway.ts';
@@ -34,6 +35,8 @@ async function main(): Promise<void> {
     {
       REDIS_URL: process.env.REDIS_URL,
       SCULPTOR_SECRET: process.env.SCULPTOR_SECRET,
+      // bench/instructions.ts turns shedding off: under valgrind every call lags the event loop.
+      SCULPTOR_SHED_LAG_MS: process.env.SCULPTOR_SHED_LAG_MS,
     },
     { port: 0, host: '127.0.0.1', sculpts },
   );

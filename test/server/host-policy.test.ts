@@ -7,15 +7,16 @@
  * names of SCULPTOR_ALLOWED_HOSTS are served. Over real HTTP (node:http, which sends the Host
  * it is given), against the sample Petstore sculpts and their recorded backend.
  */
-import { request } from 'node:http';
+import { rawRequest } from '../support/raw-request.ts';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolIdFor } from '../../src/compile/tool-signature.ts';
-import { readSettings, SettingsError } from '../../src/config/settings.ts';
+import { readSettings, type Settings, SettingsError } from '../../src/config/settings.ts';
 import { loadRecordings, startReplayServer } from '../../src/replay/index.ts';
 import { createHostPolicy, hostName } from '../../src/server/host-policy.ts';
-import { type Gateway, startGateway } from '../../src/server/start-gateway.ts';
+import type { Gateway } from '../../src/server/start-gateway.ts';
 import { replayEnv } from '../../src/testing/index.ts';
+import { startTestGateway } from '../support/start-test-gateway.ts';
 import { ACME, TENANCY_CALLERS, TENANCY_SCULPTS } from '../support/tenancy-fixture.ts';
 
 const SCULPTS = 'sculpts/petstore';
@@ -63,27 +64,12 @@ afterAll(async () => {
   await replay?.close();
 });
 
-async function gatewayWith(
-  settings: Record<string, unknown>,
+function gatewayWith(
+  settings: Partial<Settings>,
   sculpts = SCULPTS,
   gatewayEnv?: Record<string, string>,
 ): Promise<Gateway> {
-  return startGateway({
-    settings: readSettings(
-      {},
-      {
-        port: 0,
-        host: '127.0.0.1',
-        sculpts,
-        allowPrivateEgress: true,
-        secret: 'test-secret-0123456789',
-        shedLagMs: 0,
-        ...settings,
-      },
-    ),
-    env: gatewayEnv ?? env,
-    mounts: [studioStandIn],
-  });
+  return startTestGateway(sculpts, gatewayEnv ?? env, settings, [studioStandIn]);
 }
 
 describe('an anonymous gateway on the default bind address (0.0.0.0, no callers file)', () => {
@@ -249,29 +235,14 @@ function send(
   route: { method: string; path: string; body?: string },
   headers: Record<string, string>,
 ): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        method: route.method,
-        path: route.path,
-        headers: {
-          ...(route.body ? { 'content-type': 'application/json' } : {}),
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2025-11-25',
-          ...headers,
-        },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(route.body);
+  return rawRequest(`http://127.0.0.1:${port}${route.path}`, {
+    method: route.method,
+    headers: {
+      ...(route.body ? { 'content-type': 'application/json' } : {}),
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+      ...headers,
+    },
+    ...(route.body !== undefined ? { body: route.body } : {}),
   });
 }

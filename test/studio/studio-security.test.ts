@@ -6,7 +6,7 @@
  * puts the Studio's API behind the callers' bearer tokens, refuses to start on a shared address
  * without them, and `serve` alone has no Studio; `studio --host` needs callers too.
  */
-import { request } from 'node:http';
+import { rawRequest } from '../support/raw-request.ts';
 import type { AddressInfo } from 'node:net';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -17,7 +17,7 @@ import { openWorkspace, type Workspace } from '../../src/studio/studio-workspace
 import { type CliProcess, copySamples, removeFolder, runCli, startCli, tempFolder } from '../cli/run-cli.ts';
 
 /** A raw HTTP request, so the Host header is the test's to choose (fetch may not set it). */
-function send(
+async function send(
   port: number,
   method: string,
   pathname: string,
@@ -27,15 +27,12 @@ function send(
   status: number;
   body: { error?: { code: string; message: string } } & Record<string, unknown>;
 }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method, path: pathname, headers }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (d: string) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text || '{}') }));
-    });
-    req.on('error', reject);
-    req.end(body);
+  const answer = await rawRequest(`http://127.0.0.1:${port}${pathname}`, {
+    method,
+    headers,
+    ...(body !== undefined ? { body } : {}),
   });
+  return { status: answer.status, body: JSON.parse(answer.body || '{}') };
 }
 
 const RUN = JSON.stringify({ tool: 'lookup_weather_by_city', inputs: { city: 'New York' } });

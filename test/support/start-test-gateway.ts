@@ -1,7 +1,7 @@
 import { toolIdFor } from '../../src/compile/tool-signature.ts';
 import { readSettings, type Settings } from '../../src/config/settings.ts';
 import type { InvocationReport } from '../../src/engine/invoke-tool.ts';
-import { type Gateway, startGateway } from '../../src/server/start-gateway.ts';
+import { type Gateway, type GatewayOptions, startGateway } from '../../src/server/start-gateway.ts';
 
 /**
  * The real gateway on 127.0.0.1 with an ephemeral port. Backends on loopback
@@ -14,6 +14,7 @@ export async function startTestGateway(
   sculpts: string,
   env: Record<string, string>,
   settings: Partial<Settings> = {},
+  mounts: GatewayOptions['mounts'] = [],
 ): Promise<Gateway & { reports: InvocationReport[] }> {
   const reports: InvocationReport[] = [];
   const gateway = await startGateway({
@@ -30,6 +31,7 @@ export async function startTestGateway(
       },
     ),
     env,
+    mounts,
     onInvocation: (report) => reports.push(report),
   });
   return Object.assign(gateway, { reports });

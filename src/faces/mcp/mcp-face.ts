@@ -54,17 +54,12 @@ export function createMcpFace(options: McpFaceOptions): McpFace {
   const endpoint = `${prefix}/mcp`;
   // The SDK (with zod) is loaded by the first MCP request: ≈ 13 MB of memory that a gateway whose
   // agents speak A2T alone never needs.
-  let loaded: McpHttpHandler | undefined;
   let loading: Promise<McpHttpHandler> | undefined;
-  const handler = (): McpHttpHandler | Promise<McpHttpHandler> =>
-    loaded ??
-    (loading ??= loadHandler(options).then(
-      (h) => (loaded = h),
-      (err: unknown) => {
-        loading = undefined; // a later request tries again
-        throw err;
-      },
-    ));
+  const handler = (): Promise<McpHttpHandler> =>
+    (loading ??= loadHandler(options).catch((err: unknown) => {
+      loading = undefined; // a later request tries again
+      throw err;
+    }));
 
   const app = new Hono();
   app.all(endpoint, async (c) => {

@@ -2,7 +2,7 @@
  * The MCP face over real HTTP, driven by the official SDK client in each protocol revision it
  * serves, against the sample Petstore sculpts with their recorded backend (a replay server).
  */
-import { request } from 'node:http';
+import { rawRequest } from '../../support/raw-request.ts';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSettings } from '../../../src/config/settings.ts';
@@ -257,31 +257,14 @@ async function rawStatus(url: string, body: string, headers: Record<string, stri
 }
 
 /** A POST through node:http, which sends the Host header it is given (fetch does not). */
-function rawPost(
-  url: string,
-  body: string,
-  headers: Record<string, string>,
-): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          ...headers,
-        },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
+function rawPost(url: string, body: string, headers: Record<string, string>) {
+  return rawRequest(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...headers,
+    },
+    body,
   });
 }

@@ -1,6 +1,6 @@
-import { errors as joseErrors, type JWTPayload, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import type { errors as JoseErrors, JWTPayload, JWTVerifyGetKey } from 'jose';
 import { SculptorError } from '../errors/sculptor-error.ts';
-import { providerKeys, providerUnavailable, readProviderJson } from './provider-keys.ts';
+import { loadJose, providerKeys, providerUnavailable, readProviderJson } from './provider-keys.ts';
 
 /**
  * Callers authenticated by the company's identity provider (RELIABILITY D1):
@@ -87,6 +87,7 @@ export function createIdentityProvider(config: IdentityProviderConfig): Identity
     config,
     async verify(token) {
       const { jwks } = await discover();
+      const { jwtVerify, errors } = await loadJose();
       try {
         const { payload } = await jwtVerify(token, jwks, {
           issuer: config.issuer,
@@ -97,7 +98,7 @@ export function createIdentityProvider(config: IdentityProviderConfig): Identity
         });
         return { claims: payload, token };
       } catch (err) {
-        throw verificationError(err);
+        throw verificationError(err, errors);
       }
     },
     async tokenEndpoint() {
@@ -162,7 +163,7 @@ export function allowedUrl(text: string, allowHttp: boolean): boolean {
  * provider's own trouble (keys that cannot be fetched) arrives already as
  * `auth.provider_unavailable` from `providerKeys`: whatever else fails is the token's.
  */
-function verificationError(err: unknown): SculptorError {
+function verificationError(err: unknown, joseErrors: typeof JoseErrors): SculptorError {
   if (err instanceof SculptorError) return err;
   const reason =
     err instanceof joseErrors.JWTExpired

@@ -1,4 +1,4 @@
-import { createLocalJWKSet, errors as joseErrors, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
+import type * as Jose from 'jose';
 import { SculptorError } from '../errors/sculptor-error.ts';
 
 /**
@@ -28,9 +28,16 @@ export interface ProviderKeysOptions {
   maxBytes: number;
 }
 
-type KeySet = ReturnType<typeof createLocalJWKSet>;
+type KeySet = ReturnType<typeof Jose.createLocalJWKSet>;
 
-export function providerKeys(options: ProviderKeysOptions): JWTVerifyGetKey {
+let jose: typeof Jose | undefined;
+
+/** jose, loaded on first use: a gateway without an identity provider never carries it in memory. */
+export async function loadJose(): Promise<typeof Jose> {
+  return (jose ??= await import('jose'));
+}
+
+export function providerKeys(options: ProviderKeysOptions): Jose.JWTVerifyGetKey {
   let keys: { set: KeySet; fetchedAt: number } | undefined;
   let attemptAt = Number.NEGATIVE_INFINITY;
   let failure: unknown;
@@ -40,7 +47,8 @@ export function providerKeys(options: ProviderKeysOptions): JWTVerifyGetKey {
     pending ??= (async () => {
       attemptAt = Date.now();
       try {
-        const set = createLocalJWKSet((await readProviderJson(options.url, options)) as JSONWebKeySet);
+        const { createLocalJWKSet } = await loadJose();
+        const set = createLocalJWKSet((await readProviderJson(options.url, options)) as Jose.JSONWebKeySet);
         keys = { set, fetchedAt: Date.now() };
         failure = undefined;
         return set;
@@ -66,7 +74,9 @@ export function providerKeys(options: ProviderKeysOptions): JWTVerifyGetKey {
     try {
       return await set(header, token);
     } catch (err) {
-      if (!(err instanceof joseErrors.JWKSNoMatchingKey)) throw err;
+      // A key set exists, so jose is loaded: this await settles at once.
+      const { errors } = await loadJose();
+      if (!(err instanceof errors.JWKSNoMatchingKey)) throw err;
       // A fetch running or done since this lookup began: its keys answer.
       if (pending) return (await pending)(header, token);
       if (keys && keys.set !== set) return keys.set(header, token);

@@ -13,7 +13,7 @@ import { redactUrl } from '../http/index.ts';
 import { createCore } from '../server/create-core.ts';
 import { backendSecrets } from '../sculpt/backend-secrets.ts';
 import { Redactor } from '../telemetry/redactor.ts';
-import { redisSecrets } from '../cache/redis-connection.ts';
+import { redisSecrets } from '../cache/redis-url.ts';
 import { type ParsedArgs, UsageError } from './command-table.ts';
 import { sculptsDir } from './designer-commands.ts';
 

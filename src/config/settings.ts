@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { parseRedisUrl } from '../cache/redis-connection.ts';
+import { parseRedisUrl } from '../cache/redis-url.ts';
 import { jsonataSettingsProblems } from './jsonata-settings.ts';
 import { openApiLimitProblems } from '../openapi/openapi-limits.ts';
 

@@ -1,5 +1,5 @@
 import { createPrivateKey } from 'node:crypto';
-import * as oauth from 'oauth4webapi';
+import type * as OAuth from 'oauth4webapi';
 import { SculptorError } from '../errors/sculptor-error.ts';
 import type { ClientAuthentication } from '../sculpt/load-backends.ts';
 
@@ -37,11 +37,13 @@ const TOKEN_TIMEOUT_MS = 5000;
 
 /** Asks the token endpoint for a token (oauth4webapi: request building and response validation). */
 export async function requestToken(request: TokenRequest, signal?: AbortSignal): Promise<IssuedToken> {
-  const as: oauth.AuthorizationServer = {
+  // Loaded on first use: a gateway without OAuth backends never carries it in memory.
+  const oauth = await import('oauth4webapi');
+  const as: OAuth.AuthorizationServer = {
     issuer: new URL(request.tokenUrl).origin,
     token_endpoint: request.tokenUrl,
   };
-  const client: oauth.Client = { client_id: request.clientId };
+  const client: OAuth.Client = { client_id: request.clientId };
   const options = {
     signal: signal
       ? AbortSignal.any([signal, AbortSignal.timeout(TOKEN_TIMEOUT_MS)])
@@ -53,12 +55,12 @@ export async function requestToken(request: TokenRequest, signal?: AbortSignal):
   if (request.resource) params.resource = request.resource;
   const started = Date.now();
   try {
-    let response: oauth.TokenEndpointResponse;
+    let response: OAuth.TokenEndpointResponse;
     if (request.grant === 'client_credentials') {
       const sent = await oauth.clientCredentialsGrantRequest(
         as,
         client,
-        clientAuth(request.auth),
+        clientAuth(oauth, request.auth),
         params,
         options,
       );
@@ -71,7 +73,7 @@ export async function requestToken(request: TokenRequest, signal?: AbortSignal):
       const sent = await oauth.genericTokenEndpointRequest(
         as,
         client,
-        clientAuth(request.auth),
+        clientAuth(oauth, request.auth),
         TOKEN_EXCHANGE,
         params,
         options,
@@ -88,11 +90,11 @@ export async function requestToken(request: TokenRequest, signal?: AbortSignal):
       typeof response.expires_in === 'number' ? response.expires_in * 1000 : DEFAULT_LIFETIME_MS;
     return { accessToken: response.access_token, expiresAt: started + lifetimeMs };
   } catch (err) {
-    throw tokenError(request, err);
+    throw tokenError(oauth, request, err);
   }
 }
 
-function clientAuth(auth: ClientAuthentication): oauth.ClientAuth {
+function clientAuth(oauth: typeof OAuth, auth: ClientAuthentication): OAuth.ClientAuth {
   if (auth.method === 'client_secret_basic') return oauth.ClientSecretBasic(auth.secret);
   const key = createPrivateKey(auth.privateKeyPem);
   // oauth4webapi signs with WebCrypto: hand it the key in that form.
@@ -112,7 +114,7 @@ function privateKeyJwtAlgorithm(
  * (503, retryable); a refusal of the gateway's own client is configuration (502); a refused
  * exchange is about this user (403). What the endpoint said stays in `cause`, for the logs.
  */
-function tokenError(request: TokenRequest, err: unknown): SculptorError {
+function tokenError(oauth: typeof OAuth, request: TokenRequest, err: unknown): SculptorError {
   if (err instanceof SculptorError) return err;
   const who = `backend '${request.backend}'`;
   // A 401 with a challenge (invalid_client, typically) is a refusal like an OAuth error body.

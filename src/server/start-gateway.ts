@@ -14,7 +14,7 @@ import type { FaceOptions } from '../faces/common/face.ts';
 import { hasDotSegment, rawPath } from '../faces/common/raw-path.ts';
 import { describeError, type GatewayLogger } from '../telemetry/logger.ts';
 import { createMetrics, type GatewayMetrics } from '../telemetry/metrics.ts';
-import { redisSecrets } from '../cache/redis-connection.ts';
+import { redisSecrets } from '../cache/redis-url.ts';
 import { traceMcpCall } from '../telemetry/mcp-span.ts';
 import { traceServerRequest } from '../telemetry/server-span.ts';
 import { tracingActive } from '../telemetry/tracing.ts';
@@ -99,7 +99,7 @@ export async function startGateway({
   let generation = 1;
   let draining = false;
 
-  const store = chooseCacheStore(settings.redisUrl, (err) =>
+  const store = await chooseCacheStore(settings.redisUrl, (err) =>
     logger?.warn({ event: 'cache_store_error', err: describeError(err) }, 'cache store error'),
   );
   const metrics = createMetrics({

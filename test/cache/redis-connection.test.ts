@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRedisUrl, redisSecrets } from '../../src/cache/redis-connection.ts';
+import { parseRedisUrl, redisSecrets } from '../../src/cache/redis-url.ts';
 import { readSettings } from '../../src/config/settings.ts';
 
 describe('REDIS_URL forms', () => {

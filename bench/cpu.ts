@@ -81,6 +81,30 @@ export function pidsNamed(name: string): number[] {
   }
 }
 
+/** `pid` and every process below it (children, their children…), from /proc's parent links. */
+export function processTree(pid: number): number[] {
+  const parents = new Map<number, number>();
+  try {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        // The parent pid is the second field after the command's closing parenthesis.
+        parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+      } catch {
+        // gone meanwhile
+      }
+    }
+  } catch {
+    return [pid];
+  }
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) {
+    for (const [child, parent] of parents) if (parent === tree[i]) tree.push(child);
+  }
+  return tree;
+}
+
 export interface CpuSnapshot {
   at: number;
   machine: number | undefined;

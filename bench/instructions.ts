@@ -3,14 +3,15 @@
  * the event loop, the JIT compilers, the garbage collector's helpers), for the A2T call of the
  * bench: Sculptor (bench_forecast alone), the lean hand-written handler and the duty-equal one.
  * CPU time per call on a shared two-core machine drifts by up to 2× between rounds; the count
- * of instructions a server executes for the same calls moves by about 1.5 % between runs, so it
- * resolves differences the timed rounds cannot. It is not time: a cache miss or a mispredicted
+ * of instructions a server executes for the same calls moves by about 1.5 % between runs at the
+ * same load, so it resolves differences the timed rounds cannot. It is not time: a cache miss or a mispredicted
  * branch costs no instruction, so it complements the timed ratios, it does not replace them.
  *
  * Each server runs under `valgrind --tool=callgrind` with counting off; after `--warmup` calls
  * (one connection, so that every run interleaves its work the same way) counting is switched on
- * for `--calls` more, then dumped. The three run at once (each on loopback, its own port): what
- * is counted does not depend on the machine's load. A major collection (mark-compact) falls in
+ * for `--calls` more, then dumped. The three run at once (each on loopback, its own port), and the
+ * other processes' load meanwhile is printed with the table: a server's timers count too, so a
+ * loaded machine adds to some servers' counts (watchOtherLoad). A major collection (mark-compact) falls in
  * some windows and not in others, so its share is printed on its own and left out of the ratios.
  *
  * `npm run bench` ends with it (`--no-instructions` leaves it out); alone:
@@ -24,6 +25,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { type Child, type ReadyMessage, startChild } from './child.ts';
+import { processTree, snapshot } from './cpu.ts';
 import { FORECAST_BODY, forecastOnlySculpts, HAND_WRITTEN_PATH } from './invocations.ts';
 import { toolIdFor } from '../src/compile/tool-signature.ts';
 import { markdownTable } from './rounds.ts';
@@ -72,18 +74,20 @@ export async function countInstructions({ warmup, calls }: InstructionOptions): 
         path: `/tools/${toolIdFor('bench_forecast')}:invoke`,
       },
     ];
-    // At once: what callgrind counts does not depend on the machine's load.
+    // At once, each on one connection: the three see the same machine.
+    const load = watchOtherLoad();
     const results = await Promise.all(
       servers.map((server, i) =>
         count(server, { ...env, ...server.env }, path.join(tmp, `${i}`), warmup, calls),
       ),
-    );
+    ).finally(load.stop);
     const steady = (r: Counted) => r.all - r.majorGc;
     const lean = steady(results[0]!);
     const duty = steady(results[1]!);
     const k = (n: number) => `${Math.round(n / 1000).toLocaleString('en-US')}k`;
     return [
       `Instructions per call (callgrind, every thread of the server): ${warmup} calls to warm each server, then ${calls} counted, one connection. Mark-compact collections fall in some windows and not in others: the ratios leave them out.`,
+      load.summary(),
       '',
       markdownTable([
         ['Server', 'instructions per call', 'of which mark-compact', 'without it, vs lean', 'vs duty-equal'],
@@ -104,6 +108,43 @@ export async function countInstructions({ warmup, calls }: InstructionOptions): 
     rmSync(tmp, { recursive: true, force: true });
   }
 }
+
+/**
+ * Other processes' CPU, sampled each second while the servers run. Counts are not independent of
+ * it: work a server does per second of wall time (prom-client's default metrics sample the event
+ * loop's delay every 10 ms) is more instructions per call when a loaded machine makes every call
+ * longer. The same trees counted 7–9 % more per call for the duty-equal handler and Sculptor,
+ * and no more for the lean handler, while tests ran beside them.
+ */
+function watchOtherLoad(): { stop: () => void; summary: () => string } {
+  const samples: number[] = [];
+  let before = snapshot(processTree(process.pid));
+  const timer = setInterval(() => {
+    // The tree as it is now: a process that started during the second used all its CPU in it.
+    const after = snapshot(processTree(process.pid));
+    let ours = 0;
+    for (const [pid, ms] of after.byPid) ours += (ms ?? 0) - (before.byPid.get(pid) ?? 0);
+    if (before.machine !== undefined && after.machine !== undefined) {
+      samples.push(Math.max(0, after.machine - before.machine - ours) / (after.at - before.at));
+    }
+    before = after;
+  }, 1_000);
+  return {
+    stop: () => clearInterval(timer),
+    summary() {
+      if (samples.length === 0) return 'Other load: not measured (no /proc).';
+      const mean = samples.reduce((a, b) => a + b, 0) / samples.length;
+      // No maximum: a server's last second (callgrind writing its dump as it exits) reads as other load.
+      const line = `Other load while counting: ${mean.toFixed(2)} cores on average.`;
+      return mean > OTHER_LOAD_LIMIT_CORES
+        ? `${line} **Compare these counts only with runs at a similar load** (see watchOtherLoad).`
+        : line;
+    },
+  };
+}
+
+/** Above this much other load on average, the table says its counts are not comparable with a quiet run's. */
+const OTHER_LOAD_LIMIT_CORES = 0.25;
 
 interface Server {
   name: string;

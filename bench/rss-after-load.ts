@@ -8,11 +8,12 @@
  *
  *   npx node bench/rss-after-load.ts [--duration 15] [--connections 32]
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { type ReadyMessage, startChild } from './child.ts';
+import { processTree } from './cpu.ts';
 import { FORECAST_BODY, forecastOnlySculpts, HAND_WRITTEN_PATH, JSON_POST } from './invocations.ts';
 import { toolIdFor } from '../src/compile/tool-signature.ts';
 import { loadRunner } from './rounds.ts';
@@ -24,21 +25,17 @@ const MB = 1024 * 1024;
 const rss = (pid: number) =>
   (Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024) / MB;
 
-/** The pages a process holds of its own (private clean + dirty), in MB, for each of pid's children. */
+/** The pages a process holds of its own (private clean + dirty), in MB, for each process below pid. */
 function childrenMemory(pid: number): { count: number; mb: number } {
   let count = 0;
   let kb = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
+  for (const child of processTree(pid).slice(1)) {
+    let rollup: string;
     try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      rollup = readFileSync(`/proc/${child}/smaps_rollup`, 'utf8');
     } catch {
       continue; // gone meanwhile
     }
-    // The parent pid is the second field after the command's closing parenthesis.
-    if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== pid) continue;
-    const rollup = readFileSync(`/proc/${entry}/smaps_rollup`, 'utf8');
     for (const field of ['Private_Clean', 'Private_Dirty']) {
       kb += Number(new RegExp(`${field}:\\s+(\\d+)`).exec(rollup)?.[1] ?? 0);
     }

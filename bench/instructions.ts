@@ -1,18 +1,20 @@
 /**
- * Instructions per call, counted by valgrind's callgrind in each server process (every thread:
- * the event loop, the JIT compilers, the garbage collector's helpers), for the A2T call of the
- * bench: Sculptor (bench_forecast alone), the lean hand-written handler and the duty-equal one.
- * CPU time per call on a shared two-core machine drifts by up to 2× between rounds; the count
- * of instructions a server executes for the same calls moves by about 1.5 % between runs at the
- * same load, so it resolves differences the timed rounds cannot. It is not time: a cache miss or a mispredicted
- * branch costs no instruction, so it complements the timed ratios, it does not replace them.
+ * Instructions per call, counted by valgrind's callgrind in each server process (every thread: the
+ * event loop, the JIT compilers, the garbage collector's helpers), for the A2T call of the bench:
+ * Sculptor (bench_forecast alone), the lean hand-written handler and the duty-equal one. CPU time
+ * per call on a shared two-core machine drifts by up to 2× between rounds; the count of
+ * instructions a server executes for the same calls moves by about 1.5 % between runs at the same
+ * load, so it resolves differences the timed rounds cannot. It is not time: a cache miss or a
+ * mispredicted branch costs no instruction, so it complements the timed ratios, it does not
+ * replace them.
  *
  * Each server runs under `valgrind --tool=callgrind` with counting off; after `--warmup` calls
  * (one connection, so that every run interleaves its work the same way) counting is switched on
  * for `--calls` more, then dumped. The three run at once (each on loopback, its own port), and the
  * other processes' load meanwhile is printed with the table: a server's timers count too, so a
- * loaded machine adds to some servers' counts (watchOtherLoad). A major collection (mark-compact) falls in
- * some windows and not in others, so its share is printed on its own and left out of the ratios.
+ * loaded machine adds to some servers' counts (watchOtherLoad). A major collection (mark-compact)
+ * falls in some windows and not in others, so its share is printed on its own and left out of the
+ * ratios.
  *
  * `npm run bench` ends with it (`--no-instructions` leaves it out); alone:
  *

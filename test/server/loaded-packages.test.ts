@@ -12,22 +12,30 @@ import { type CliProcess, REPO, startCli } from '../cli/run-cli.ts';
  */
 const LOADED_ON_FIRST_USE = ['ioredis', 'jose', 'oauth4webapi', '@modelcontextprotocol/server'];
 
-/** A module hook that appends each URL Node loads to the file named by LOADED_FILE. */
+/**
+ * A module hook that appends each URL Node loads to the file named by LOADED_FILE. It takes the
+ * variable out of the environment: the gateway's own child processes (JSONata evaluators) inherit
+ * NODE_OPTIONS, and must neither record into the gateway's list nor write after the test ends.
+ */
 const RECORDER = `import { appendFileSync } from 'node:fs';
 import { registerHooks } from 'node:module';
-registerHooks({
-  load(url, context, next) {
-    appendFileSync(process.env.LOADED_FILE, url + '\\n');
-    return next(url, context);
-  },
-});
+const file = process.env.LOADED_FILE;
+delete process.env.LOADED_FILE;
+if (file) {
+  registerHooks({
+    load(url, context, next) {
+      appendFileSync(file, url + '\\n');
+      return next(url, context);
+    },
+  });
+}
 `;
 
 let dir: string | undefined;
 let cli: CliProcess | undefined;
 afterEach(async () => {
   await cli?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  if (dir) await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
   cli = dir = undefined;
 });
 

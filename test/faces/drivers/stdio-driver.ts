@@ -32,7 +32,12 @@ const DECIDED_HERE = ['SCULPTOR_CALLERS', 'SCULPTOR_MCP_TOKEN'];
 async function start(target: Served, token: string | undefined): Promise<Session> {
   const env: Record<string, string> = { ...(process.env as Record<string, string>) };
   for (const name of DECIDED_HERE) delete env[name];
-  Object.assign(env, target.env, { SCULPTOR_ALLOW_PRIVATE_EGRESS: 'true', LOG_LEVEL: 'warn' });
+  // Load shedding off unless the case sets it, as in startTestGateway: it answers the event loop's
+  // lag, which on a busy test machine is the other test files' doing, not the gateway's.
+  Object.assign(env, { SCULPTOR_SHED_LAG_MS: '0' }, target.env, {
+    SCULPTOR_ALLOW_PRIVATE_EGRESS: 'true',
+    LOG_LEVEL: 'warn',
+  });
   if (target.callers) env.SCULPTOR_CALLERS = target.callers;
   if (token) env.SCULPTOR_MCP_TOKEN = token;
   const args = ['src/cli/main.ts', 'mcp', target.sculpts];

@@ -18,14 +18,16 @@ export interface CliResult {
 
 /**
  * An environment without what would reach outside the test: no Redis, no
- * telemetry endpoint, no sculpt folder default. `extra` is added on top.
+ * telemetry endpoint, no sculpt folder default. Load shedding is off, as in
+ * startTestGateway: it answers the event loop's lag, which on a busy test
+ * machine is the other test files' doing. `extra` is added on top.
  */
 export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const key of ['PATH', 'HOME', 'TMPDIR', 'LANG', 'SYSTEMROOT']) {
     if (process.env[key] !== undefined) env[key] = process.env[key];
   }
-  return { ...env, NO_COLOR: '1', ...extra };
+  return { ...env, NO_COLOR: '1', SCULPTOR_SHED_LAG_MS: '0', ...extra };
 }
 
 /** Runs `sculptor ...args` to completion, killed after `timeoutMs`. */

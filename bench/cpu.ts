@@ -133,7 +133,11 @@ export function usedMs(before: CpuSnapshot, after: CpuSnapshot, pid: number): nu
 export function foreignCores(before: CpuSnapshot, after: CpuSnapshot, ours: number[]): number | undefined {
   if (before.machine === undefined || after.machine === undefined) return undefined;
   let mine = 0;
-  for (const pid of ours) mine += usedMs(before, after, pid) ?? 0;
+  for (const pid of ours) {
+    const end = after.byPid.get(pid);
+    // A process that started between the snapshots used all its CPU in between.
+    if (end !== undefined) mine += end - (before.byPid.get(pid) ?? 0);
+  }
   const wall = after.at - before.at;
   return Math.max(0, after.machine - before.machine - mine) / wall;
 }

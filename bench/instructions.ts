@@ -27,7 +27,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { type Child, type ReadyMessage, startChild } from './child.ts';
-import { processTree, snapshot } from './cpu.ts';
+import { foreignCores, processTree, snapshot } from './cpu.ts';
 import { FORECAST_BODY, forecastOnlySculpts, HAND_WRITTEN_PATH } from './invocations.ts';
 import { toolIdFor } from '../src/compile/tool-signature.ts';
 import { markdownTable } from './rounds.ts';
@@ -122,13 +122,11 @@ function watchOtherLoad(): { stop: () => void; summary: () => string } {
   const samples: number[] = [];
   let before = snapshot(processTree(process.pid));
   const timer = setInterval(() => {
-    // The tree as it is now: a process that started during the second used all its CPU in it.
-    const after = snapshot(processTree(process.pid));
-    let ours = 0;
-    for (const [pid, ms] of after.byPid) ours += (ms ?? 0) - (before.byPid.get(pid) ?? 0);
-    if (before.machine !== undefined && after.machine !== undefined) {
-      samples.push(Math.max(0, after.machine - before.machine - ours) / (after.at - before.at));
-    }
+    // The tree as it is now, servers started during the second included.
+    const ours = processTree(process.pid);
+    const after = snapshot(ours);
+    const cores = foreignCores(before, after, ours);
+    if (cores !== undefined) samples.push(cores);
     before = after;
   }, 1_000);
   return {

@@ -11,6 +11,12 @@ import { replayEnv } from '../../../src/testing/index.ts';
 import { startTestGateway } from '../../support/start-test-gateway.ts';
 import { httpClient, REVISIONS } from './mcp-client.ts';
 
+/** What a Streamable HTTP client sends with every POST. */
+const MCP_POST_HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+};
+
 type TestGateway = Awaited<ReturnType<typeof startTestGateway>>;
 
 const SCULPTS = 'sculpts/petstore';
@@ -163,15 +169,7 @@ for (const revision of REVISIONS) {
 
 describe('the HTTP edge', () => {
   const post = (body: string, headers: Record<string, string> = {}) =>
-    fetch(mcpUrl, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        ...headers,
-      },
-      body,
-    });
+    fetch(mcpUrl, { method: 'POST', headers: { ...MCP_POST_HEADERS, ...headers }, body });
   const initialize = JSON.stringify({
     jsonrpc: '2.0',
     id: 1,
@@ -258,13 +256,5 @@ async function rawStatus(url: string, body: string, headers: Record<string, stri
 
 /** A POST through node:http, which sends the Host header it is given (fetch does not). */
 function rawPost(url: string, body: string, headers: Record<string, string>) {
-  return rawRequest(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      ...headers,
-    },
-    body,
-  });
+  return rawRequest(url, { method: 'POST', headers: { ...MCP_POST_HEADERS, ...headers }, body });
 }

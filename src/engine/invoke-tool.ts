@@ -147,7 +147,8 @@ export function createEngine(options: EngineOptions): Engine {
           abort.abort(new DOMException('The invocation deadline passed.', 'TimeoutError'));
         }, tool.timeoutMs);
         if (signal?.aborted) callerGone();
-        else signal?.addEventListener('abort', callerGone, { once: true });
+        // A signal aborts once, and the finally below removes the listener: no `once` to parse.
+        else signal?.addEventListener('abort', callerGone);
         if (drain?.aborted) drained();
         else if (drain) stopOnDrain.add(drained);
         const ctx: StepContext = {

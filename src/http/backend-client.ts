@@ -130,7 +130,8 @@ function untilAborted(
       settled = true;
       reject(signal.reason);
     };
-    signal.addEventListener('abort', onAbort, { once: true });
+    // A signal aborts once, and both outcomes below remove the listener: no `once` to parse.
+    signal.addEventListener('abort', onAbort);
     pending.then(
       (response) => {
         signal.removeEventListener('abort', onAbort);

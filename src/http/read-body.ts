@@ -88,9 +88,23 @@ function isDecodeError(err: unknown): boolean {
  * is counted either way) and settles when it ended, failed a cap, or
  * `signal` fired.
  */
-export async function readBody(
+export function readBody(
   body: Readable,
   contentEncoding: string | undefined,
+  limits: BodyLimits,
+  keep: boolean,
+  signal: AbortSignal,
+): Promise<ReadBodyResult> {
+  // Not an async function: the common case returns readPlain's promise itself, not one more
+  // promise (and two more turns) around it.
+  return contentEncoding === undefined
+    ? readPlain(body, limits, keep, signal)
+    : readDecoded(body, contentEncoding, limits, keep, signal);
+}
+
+async function readDecoded(
+  body: Readable,
+  contentEncoding: string,
   limits: BodyLimits,
   keep: boolean,
   signal: AbortSignal,
@@ -191,9 +205,11 @@ function readPlain(
     const onEnd = () => settle(undefined);
     const onAbort = () => settle(signal.reason);
     if (signal.aborted) return onAbort();
+    // Plain listeners, not once: settle removes every one at the first event (a once wrapper
+    // per listener was allocation on every call).
     body.on('data', onData);
-    body.once('end', onEnd);
-    body.once('error', settle);
-    signal.addEventListener('abort', onAbort, { once: true });
+    body.on('end', onEnd);
+    body.on('error', settle);
+    signal.addEventListener('abort', onAbort);
   });
 }

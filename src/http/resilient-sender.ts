@@ -108,8 +108,8 @@ export function withResilience(client: Sender, options: ResilienceOptions = {}):
     return breaker;
   };
 
-  /** Breaker and bulkhead: may this call go out now? Throws a fast 503 when not. */
-  const admit = (state: OriginState, breaker: BreakerState): { probe: boolean } => {
+  /** Breaker and bulkhead: may this call go out now? Throws a fast 503 when not; true for the half-open probe. */
+  const admit = (state: OriginState, breaker: BreakerState): boolean => {
     if (breaker.openUntil > 0) {
       const wait = breaker.openUntil - o.now();
       if (wait > 0 || breaker.probing) {
@@ -120,14 +120,14 @@ export function withResilience(client: Sender, options: ResilienceOptions = {}):
         );
       }
       breaker.probing = true; // half-open: this call is the one probe
-      return { probe: true };
+      return true;
     }
     if (state.inFlight >= o.maxConcurrentPerOrigin) {
       throw new SculptorError('upstream.unavailable', 'Too many calls to the backend are in flight.', {
         retryAfter: 1,
       });
     }
-    return { probe: false };
+    return false;
   };
 
   const record = (breaker: BreakerState, failed: boolean, probe: boolean) => {
@@ -155,15 +155,17 @@ export function withResilience(client: Sender, options: ResilienceOptions = {}):
       const idempotent =
         sendOptions.idempotent === true || IDEMPOTENT_METHODS.has(request.method.toUpperCase());
       for (let attempt = 1; ; attempt++) {
-        const { probe } = admit(state, breaker);
+        const probe = admit(state, breaker);
         const isRetry = attempt > 1;
         state.inFlight++;
         if (isRetry) state.retriesInFlight++;
-        let outcome: { response?: BackendResponse; error?: unknown };
+        // The response, or else the error (undefined only alongside a response).
+        let response: BackendResponse | undefined;
+        let error: unknown;
         try {
-          outcome = { response: await client.send(request, sendOptions) };
-        } catch (error) {
-          outcome = { error };
+          response = await client.send(request, sendOptions);
+        } catch (err) {
+          error = err;
         } finally {
           state.inFlight--;
           if (isRetry) state.retriesInFlight--;
@@ -173,26 +175,26 @@ export function withResilience(client: Sender, options: ResilienceOptions = {}):
         const abandoned = sendOptions.signal.aborted && !isTimeout(sendOptions.signal.reason);
         if (abandoned) {
           if (probe) breaker.probing = false;
-          if (outcome.error !== undefined) throw outcome.error;
-          return outcome.response!;
+          if (!response) throw error;
+          return response;
         }
-        const failed = isFailure(outcome);
+        const failed = isFailure(response, error);
         record(breaker, failed, probe);
 
-        const wait = backoff(attempt, outcome.response);
+        const wait = backoff(attempt, response);
         const timeLeft = (sendOptions.deadlineAt ?? Number.POSITIVE_INFINITY) - o.now();
         const canRetry =
           idempotent &&
           attempt < o.maxAttempts &&
-          isRetryable(outcome) &&
+          isRetryable(response, error) &&
           state.retriesInFlight < Math.max(o.retryBudgetMin, o.retryBudgetRatio * state.inFlight) &&
           breaker.openUntil === 0 &&
           wait < timeLeft &&
           !sendOptions.signal.aborted &&
           (sendOptions.calls?.tryTake() ?? true);
         if (!canRetry) {
-          if (outcome.error !== undefined) throw outcome.error;
-          return outcome.response!;
+          if (!response) throw error;
+          return response;
         }
         await sleep(wait, sendOptions.signal);
       }
@@ -212,16 +214,16 @@ function isTimeout(reason: unknown): boolean {
 }
 
 /** Server-side trouble counts against the breaker; 4xx answers are the backend working. */
-function isFailure(outcome: { response?: BackendResponse; error?: unknown }): boolean {
-  if (outcome.response) return outcome.response.status >= 500;
-  const code = outcome.error instanceof SculptorError ? outcome.error.code : undefined;
+function isFailure(response: BackendResponse | undefined, error: unknown): boolean {
+  if (response) return response.status >= 500;
+  const code = error instanceof SculptorError ? error.code : undefined;
   return code === 'upstream.unavailable' || code === 'upstream.timeout';
 }
 
 /** Connection failures and 429/502/503/504 may succeed on another try (C3). */
-function isRetryable(outcome: { response?: BackendResponse; error?: unknown }): boolean {
-  if (outcome.response) return RETRY_STATUSES.has(outcome.response.status);
-  return outcome.error instanceof SculptorError && outcome.error.code === 'upstream.unavailable';
+function isRetryable(response: BackendResponse | undefined, error: unknown): boolean {
+  if (response) return RETRY_STATUSES.has(response.status);
+  return error instanceof SculptorError && error.code === 'upstream.unavailable';
 }
 
 /** Waits, unless the deadline comes first: then the call has timed out. */

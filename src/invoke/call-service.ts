@@ -107,12 +107,13 @@ export function createCallService(options: CallServiceOptions): CallService {
             : catalog.findVersion(audience, entry.toolId, call.version);
         await checkGrant(call.party.caller, tool, quotas);
         const args = await call.arguments(tool);
+        // One object literal of one shape, absent options undefined: no spread per call.
         const { outputs } = await engine.invoke(tool, args, {
           face: call.face,
           caller: engineCaller(call.party.caller, call.party.presented),
-          ...(call.signal ? { signal: call.signal } : {}),
-          ...(call.onProgress ? { onProgress: call.onProgress } : {}),
-          ...(onReport ? { onReport } : {}),
+          signal: call.signal,
+          onProgress: call.onProgress,
+          onReport,
         });
         return { tool, entry, catalog, outputs };
       } finally {

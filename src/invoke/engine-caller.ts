@@ -14,7 +14,7 @@ export function engineCaller(
     tenant: caller.tenant.name,
     context: caller.context,
     credentials: caller.tenant.credentials,
-    ...(caller.identity ? { identity: caller.identity } : {}),
+    identity: caller.identity,
     presented,
   };
 }

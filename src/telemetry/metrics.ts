@@ -41,7 +41,7 @@ export interface GatewayMetrics {
   registry: Registry;
   contentType: string;
   /** Invocations running now. */
-  inFlight: Gauge;
+  inFlight: { inc(): void; dec(): void };
   /** Records one finished invocation and its steps; `face` when a face's invocation (by face). */
   observe(report: InvocationMetrics, face?: string): void;
   /**
@@ -114,11 +114,21 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     labelNames: ['tool', 'version'] as const,
     registers: [registry],
   });
-  const inFlight = new Gauge({
+  // Counted in a plain number and read when Prometheus scrapes: prom-client's inc/dec build and
+  // hash a label object on every call, twice per invocation.
+  let running = 0;
+  new Gauge({
     name: 'sculptor_invocations_in_flight',
     help: 'Invocations running now.',
     registers: [registry],
+    collect() {
+      this.set(running);
+    },
   });
+  const inFlight = {
+    inc: () => void running++,
+    dec: () => void running--,
+  };
   const catalogGeneration = new Gauge({
     name: 'sculptor_catalog_generation',
     help: 'The catalog served: 1 as loaded at start, one more per reload that replaced it.',
@@ -184,30 +194,23 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     contentType: registry.contentType,
     inFlight,
     observe(report, face) {
-      const { tool, version, outcome } = report;
-      if (face !== undefined) byFace.add(`${face}\u0000${outcome}`, () => ({ face, outcome }));
-      const invocation = `${tool}\u0000${version}\u0000${outcome}`;
-      const invocationLabels = () => ({ tool, version: String(version), outcome });
-      if (report.suspended) suspensions.inc({ tool, version: String(version) });
-      invocations.add(invocation, invocationLabels);
-      invocationSeconds.observe(invocation, invocationLabels, report.durationMs / 1000);
+      const { tool, outcome } = report;
+      // String(n) of a small integer is mostly V8's cached string: no new string to hash.
+      const version = String(report.version);
+      if (face !== undefined) byFace.add(face, outcome);
+      if (report.suspended) suspensions.inc({ tool, version });
+      invocations.add(tool, version, outcome);
+      invocationSeconds.observe(report.durationMs / 1000, tool, version, outcome);
       for (const step of report.steps) {
         const { id, backend, cache } = step;
-        stepSeconds.observe(
-          `${tool}\u0000${id}\u0000${backend}\u0000${cache}`,
-          () => ({ tool, step: id, backend, cache }),
-          step.durationMs / 1000,
-        );
-        if (cache !== 'off') {
-          stepCache.add(`${tool}\u0000${id}\u0000${cache}`, () => ({ tool, step: id, outcome: cache }));
-        }
+        stepSeconds.observe(step.durationMs / 1000, tool, id, backend, cache);
+        if (cache !== 'off') stepCache.add(tool, id, cache);
         const fromCache = cache === 'hit' || cache === 'shared';
         if (fromCache) continue;
         if (step.status !== undefined) {
-          const status = String(step.status);
-          backendCalls.add(`${backend}\u0000${status}`, () => ({ backend, status }));
+          backendCalls.add(backend, String(step.status));
         } else if (step.errorCode?.startsWith('upstream.') && !NOT_SENT.has(step.errorCode)) {
-          backendCalls.add(`${backend}\u0000error`, () => ({ backend, status: 'error' }));
+          backendCalls.add(backend, 'error');
         }
       }
     },
@@ -226,39 +229,82 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
  * handed to prom-client when Prometheus scrapes (its `collect` hook): its own
  * observe/inc validate and hash the label object on every call, which the
  * bench profile put at ≈ 10 µs per invocation under load. The exposition is
- * the same (test/telemetry/metrics.test.ts compares it with prom-client fed
- * the same observations). A series is keyed by its label values joined with
- * NUL, which no label value holds (names from the catalog, codes, statuses).
+ * the same (test/telemetry/running-metrics.test.ts compares it with prom-client fed
+ * the same observations).
  */
 
 type Labels = Record<string, string>;
 
+/**
+ * A metric's series by their label values (in `labelNames` order), one nested Map per label.
+ * The values are the catalog's own strings (tool names, step ids, backends) and constants
+ * (outcomes, cache outcomes, statuses), which V8 has hashed before: a key joined per call was a
+ * new string to build, flatten and hash on every invocation.
+ */
+class SeriesIndex<T> {
+  readonly all: T[] = [];
+  readonly #root = new Map<string, unknown>();
+  readonly #labelNames: readonly string[];
+  readonly #create: (labels: Labels) => T;
+
+  constructor(labelNames: readonly string[] | undefined, create: (labels: Labels) => T) {
+    if (!labelNames || labelNames.length === 0 || labelNames.length > 4)
+      throw new TypeError('A running metric has one to four labels.');
+    this.#labelNames = labelNames;
+    this.#create = create;
+  }
+
+  /** The series of these label values, made the first time they are seen. */
+  at(v0: string, v1 = '', v2 = '', v3 = ''): T {
+    const depth = this.#labelNames.length;
+    let level = this.#root;
+    for (let i = 0; i < depth - 1; i++) {
+      const value = i === 0 ? v0 : i === 1 ? v1 : v2;
+      let next = level.get(value) as Map<string, unknown> | undefined;
+      if (!next) {
+        next = new Map();
+        level.set(value, next);
+      }
+      level = next;
+    }
+    const last = depth === 1 ? v0 : depth === 2 ? v1 : depth === 3 ? v2 : v3;
+    let series = level.get(last) as T | undefined;
+    if (!series) {
+      const values = [v0, v1, v2, v3];
+      const labels: Labels = {};
+      this.#labelNames.forEach((name, i) => (labels[name] = values[i]!));
+      series = this.#create(labels);
+      level.set(last, series);
+      this.all.push(series);
+    }
+    return series;
+  }
+}
+
 interface RunningCounter {
-  /** Adds 1 to the series `key`; `labels` is called only the first time the series is seen. */
-  add(key: string, labels: () => Labels): void;
+  /** Adds 1 to the series of these label values, given in `labelNames` order. */
+  add(v0: string, v1?: string, v2?: string, v3?: string): void;
 }
 
 export function runningCounter(config: CounterConfiguration<string>): RunningCounter {
-  const series = new Map<string, { labels: Labels; value: number }>();
+  const series = new SeriesIndex(config.labelNames, (labels) => ({ labels, value: 0 }));
   new Counter({
     ...config,
     collect() {
       this.reset();
-      for (const s of series.values()) this.inc(s.labels, s.value);
+      for (const s of series.all) this.inc(s.labels, s.value);
     },
   });
   return {
-    add(key, labels) {
-      const s = series.get(key);
-      if (s) s.value += 1;
-      else series.set(key, { labels: labels(), value: 1 });
+    add(v0, v1, v2, v3) {
+      series.at(v0, v1, v2, v3).value += 1;
     },
   };
 }
 
 interface RunningHistogram {
-  /** Observes `value` in the series `key`; `labels` is called only the first time the series is seen. */
-  observe(key: string, labels: () => Labels, value: number): void;
+  /** Observes `value` in the series of these label values, given in `labelNames` order. */
+  observe(value: number, v0: string, v1?: string, v2?: string, v3?: string): void;
 }
 
 /** prom-client's per-series state (lib/histogram.js, createBaseValues): bucket counts by upper bound, not cumulative. */
@@ -274,16 +320,20 @@ export function runningHistogram(
 ): RunningHistogram {
   const bounds = config.buckets;
   const names = [...(config.labelNames ?? [])].sort();
-  const series = new Map<
-    string,
-    { labels: Labels; hash: string; counts: number[]; sum: number; count: number }
-  >();
+  const series = new SeriesIndex(config.labelNames, (labels) => ({
+    labels,
+    // prom-client's own key for a label set (lib/util.js, hashObject over the sorted names).
+    hash: names.map((n) => (labels[n] === undefined ? '' : `${n}:${labels[n]},`)).join(''),
+    counts: bounds.map(() => 0),
+    sum: 0,
+    count: 0,
+  }));
   new Histogram({
     ...config,
     collect() {
       this.reset();
       const hashMap = (this as unknown as { hashMap: Record<string, HistogramEntry> }).hashMap;
-      for (const s of series.values()) {
+      for (const s of series.all) {
         const bucketValues: Record<string, number> = {};
         bounds.forEach((bound, i) => (bucketValues[bound] = s.counts[i]!));
         hashMap[s.hash] = { labels: s.labels, bucketValues, sum: s.sum, count: s.count };
@@ -291,16 +341,9 @@ export function runningHistogram(
     },
   });
   return {
-    observe(key, labels, value) {
+    observe(value, v0, v1, v2, v3) {
       if (!Number.isFinite(value)) throw new TypeError(`Value is not a valid number: ${value}`);
-      let s = series.get(key);
-      if (!s) {
-        const l = labels();
-        // prom-client's own key for a label set (lib/util.js, hashObject over the sorted names).
-        const hash = names.map((n) => (l[n] === undefined ? '' : `${n}:${l[n]},`)).join('');
-        s = { labels: l, hash, counts: bounds.map(() => 0), sum: 0, count: 0 };
-        series.set(key, s);
-      }
+      const s = series.at(v0, v1, v2, v3);
       // The first bucket the value fits; above the last, only the count and sum (+Inf).
       for (let i = 0; i < bounds.length; i++) {
         if (value <= bounds[i]!) {

@@ -58,9 +58,8 @@ describe('running metrics', () => {
           for (const batch of batches) {
             for (const o of batch) {
               const labels = { tool: o.tool, step: o.step, cache: o.cache };
-              const key = `${o.tool}\u0000${o.step}\u0000${o.cache}`;
-              m.histogram.observe(key, () => labels, o.seconds);
-              m.counter.add(key, () => labels);
+              m.histogram.observe(o.seconds, o.tool, o.step, o.cache);
+              m.counter.add(o.tool, o.step, o.cache);
               m.refHistogram.observe(labels, o.seconds);
               m.refCounter.inc(labels);
             }

@@ -57,10 +57,11 @@ function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<Buff
     if (incoming.readableEnded) return resolve(Buffer.alloc(0));
     // Gone before the handler got here (its 'close' already emitted): nothing would settle.
     if (incoming.destroyed) return onClose();
+    // Plain listeners, not once: settle removes every one at the first event.
     incoming.on('data', onData);
-    incoming.once('end', onEnd);
-    incoming.once('close', onClose);
-    incoming.once('error', onClose);
+    incoming.on('end', onEnd);
+    incoming.on('close', onClose);
+    incoming.on('error', onClose);
   });
 }
 

@@ -24,11 +24,12 @@ export interface CallParty {
 }
 
 /**
- * Admission of one call (RELIABILITY A7, C10): throws `gateway.overloaded`, `request.rate_limited`
- * or `request.too_many_in_flight`, else resolves to the function that gives the caller's slot
- * back once the call has answered. The host composes it (server/invocation-gate.ts).
+ * Admission of one call (RELIABILITY A7, C10): throws (or rejects with) `gateway.overloaded`,
+ * `request.rate_limited` or `request.too_many_in_flight`, else gives the function that gives the
+ * caller's slot back once the call has answered — at once, or as a promise when admission waits
+ * (a rate limit shared through Redis). The host composes it (server/invocation-gate.ts).
  */
-export type Admission = (party: CallParty) => Promise<() => void>;
+export type Admission = (party: CallParty) => (() => void) | Promise<() => void>;
 
 /** Admission of one long-lived stream: throws `request.too_many_streams`, else returns its release. */
 export type StreamAdmission = (party: CallParty) => () => void;
@@ -93,7 +94,8 @@ export function createCallService(options: CallServiceOptions): CallService {
   const { engine, admit, quotas, onReport } = options;
   return {
     async call(call) {
-      const release = admit ? await admit(call.party) : NOTHING_HELD;
+      const admitted = admit ? admit(call.party) : NOTHING_HELD;
+      const release = typeof admitted === 'function' ? admitted : await admitted;
       try {
         const catalog = options.catalog();
         const audience = audienceOf(call.party.caller);

@@ -132,9 +132,10 @@ export function buildRequest(
   if (accept) headers['accept'] ??= accept;
   if (problems.length > 0) throw invalid(problems);
 
-  const path = template
-    .map((part) => ('literal' in part ? encodePathLiteral(part.literal) : pathValues.get(part.placeholder)))
-    .join('');
+  let path = '';
+  for (const part of template) {
+    path += 'literal' in part ? encodePathLiteral(part.literal) : pathValues.get(part.placeholder);
+  }
   request.url = `${base.origin}${base.path}${path}${query.length > 0 ? `?${query.join('&')}` : ''}`;
   confine(request.url, base, `${base.path}${path}`);
   return request;

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { CacheStore } from '../cache/cache-store.ts';
 import type { Settings } from '../config/settings.ts';
 import { SculptorError } from '../errors/sculptor-error.ts';
-import type { Admission, StreamAdmission } from '../invoke/call-service.ts';
+import type { Admission, CallParty, StreamAdmission } from '../invoke/call-service.ts';
 import {
   type CallerConcurrency,
   concurrencyKey,
@@ -81,15 +81,24 @@ export interface InvocationGateOptions {
  */
 export function createInvocationGate(options: InvocationGateOptions): Admission {
   const { shedder, limiter, slots } = options;
-  return async (party) => {
+  const hold = (party: CallParty, address: string | undefined): (() => void) => {
+    if (!slots) return NOTHING_HELD;
+    const key = concurrencyKey(party.authorization, address, options.callersConfigured);
+    const release = slots.acquire(key);
+    if (!release) throw tooManyInFlight(slots.max);
+    return release;
+  };
+  // Not an async function: only the shared rate limit waits; a call admitted at once costs no
+  // promise and no turn of the event loop.
+  return (party) => {
     if (shedder.overloaded()) {
       throw new SculptorError('gateway.overloaded', 'The gateway is overloaded; retry shortly.', {
         retryAfter: 1,
       });
     }
     const address = limiter || slots ? party.address?.() : undefined;
-    if (limiter) {
-      const taken = await limiter.take(callerKey(party.authorization, address));
+    if (!limiter) return hold(party, address);
+    return limiter.take(callerKey(party.authorization, address)).then((taken) => {
       if (!taken.ok) {
         throw new SculptorError(
           'request.rate_limited',
@@ -97,12 +106,8 @@ export function createInvocationGate(options: InvocationGateOptions): Admission 
           { retryAfter: taken.retryAfterS },
         );
       }
-    }
-    if (!slots) return NOTHING_HELD;
-    const key = concurrencyKey(party.authorization, address, options.callersConfigured);
-    const release = slots.acquire(key);
-    if (!release) throw tooManyInFlight(slots.max);
-    return release;
+      return hold(party, address);
+    });
   };
 }
 

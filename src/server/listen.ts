@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
+import { type Http2Bindings, type HttpBindings, serve } from '@hono/node-server';
 import type { Settings } from '../config/settings.ts';
 
 /** The Node HTTP server the gateway answers on, and what its drain needs of it. */
@@ -24,7 +24,7 @@ export interface Listener {
  * the drain waits for.
  */
 export async function listen(
-  fetch: (request: Request) => Response | Promise<Response>,
+  fetch: (request: Request, env: HttpBindings | Http2Bindings) => Response | Promise<Response>,
   settings: Pick<Settings, 'port' | 'host' | 'requestTimeoutMs' | 'headersTimeoutMs'>,
 ): Promise<Listener> {
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
@@ -49,12 +49,14 @@ export async function listen(
 
   let inFlight = 0;
   let idle: (() => void) | undefined;
+  // One listener for every response ('close' comes once): no closure or once wrapper per request.
+  const ended = () => {
+    inFlight--;
+    if (inFlight === 0) idle?.();
+  };
   server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
     inFlight++;
-    res.once('close', () => {
-      inFlight--;
-      if (inFlight === 0) idle?.();
-    });
+    res.on('close', ended);
   });
 
   const address = server.address() as AddressInfo;

@@ -9,8 +9,13 @@ import type { Context } from 'hono';
  * test's `app.request`) there is no raw target, and the parsed path is used.
  */
 export function rawPath(c: Context): string {
-  const target = (c.env as Partial<HttpBindings> | undefined)?.incoming?.url;
-  if (target === undefined) return new URL(c.req.url).pathname;
+  return rawRequestPath(c.env as Partial<HttpBindings> | undefined, c.req.url);
+}
+
+/** rawPath, from the request's Node bindings (when served by @hono/node-server) and its URL. */
+export function rawRequestPath(env: { incoming?: { url?: string } } | undefined, url: string): string {
+  const target = env?.incoming?.url;
+  if (target === undefined) return new URL(url).pathname;
   // Absolute form (`GET http://host/path`): drop the scheme and authority.
   const path = target.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '');
   const end = path.search(/[?#]/);

@@ -10,8 +10,11 @@ import type { Tenant } from './load-callers.ts';
  * process counts on its own (so the deployment admits at most replicas × the quota then).
  */
 export interface QuotaCheck {
-  /** Counts one invocation of `toolName` by `tenant`; throws 429 request.quota_exceeded when a quota is used up. */
-  take(tenant: Tenant, toolName: string): Promise<void>;
+  /**
+   * Counts one invocation of `toolName` by `tenant`; rejects with 429 request.quota_exceeded when a
+   * quota is used up. Undefined for a tenant with no quotas: nothing to count, nothing to wait for.
+   */
+  take(tenant: Tenant, toolName: string): Promise<void> | undefined;
 }
 
 export function createQuotaCheck(store: CacheStore, secret: string): QuotaCheck {
@@ -37,21 +40,22 @@ export function createQuotaCheck(store: CacheStore, secret: string): QuotaCheck 
     return { ok: true };
   };
 
-  return {
-    async take(tenant, toolName) {
-      for (const rule of tenant.quotas) {
-        if (!rule.applies(toolName) || rule.windows.length === 0) continue;
-        const key = keyOf(rule.id);
-        const verdict = (await store.takeQuota?.(key, rule.windows)) ?? takeLocally(key, rule.windows);
-        if (!verdict.ok) {
-          const seconds = Math.max(1, Math.ceil(verdict.retryAfterMs / 1000));
-          throw new SculptorError(
-            'request.quota_exceeded',
-            `Your organisation's quota for ${toolName} is used up; try again in ${seconds} s or ask its administrator for more.`,
-            { retryAfter: seconds },
-          );
-        }
+  const takeRules = async (tenant: Tenant, toolName: string): Promise<void> => {
+    for (const rule of tenant.quotas) {
+      if (!rule.applies(toolName) || rule.windows.length === 0) continue;
+      const key = keyOf(rule.id);
+      const verdict = (await store.takeQuota?.(key, rule.windows)) ?? takeLocally(key, rule.windows);
+      if (!verdict.ok) {
+        const seconds = Math.max(1, Math.ceil(verdict.retryAfterMs / 1000));
+        throw new SculptorError(
+          'request.quota_exceeded',
+          `Your organisation's quota for ${toolName} is used up; try again in ${seconds} s or ask its administrator for more.`,
+          { retryAfter: seconds },
+        );
       }
-    },
+    }
+  };
+  return {
+    take: (tenant, toolName) => (tenant.quotas.length === 0 ? undefined : takeRules(tenant, toolName)),
   };
 }

@@ -107,7 +107,8 @@ export function createCallService(options: CallServiceOptions): CallService {
           call.version === undefined
             ? entry.current
             : catalog.findVersion(audience, entry.toolId, call.version);
-        await checkGrant(call.party.caller, tool, quotas);
+        const quota = checkGrant(call.party.caller, tool, quotas);
+        if (quota) await quota;
         const args = await call.arguments(tool);
         // One object literal of one shape, absent options undefined: no spread per call.
         const { outputs } = await engine.invoke(tool, args, {

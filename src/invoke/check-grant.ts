@@ -7,12 +7,13 @@ import { SculptorError } from '../errors/sculptor-error.ts';
  * Whether this caller may invoke `tool` now: its token's scopes must grant it — 403 naming the
  * scopes to ask the identity provider for (RFC 6750 insufficient_scope), not a 404: the tenant
  * may know the tool, the token is what falls short — and the tenant's quota must have room.
+ * Throws at once for the scopes; the quota's promise only when the tenant has quotas to count.
  */
-export async function checkGrant(
+export function checkGrant(
   caller: Caller,
   tool: CompiledTool,
   quotas: QuotaCheck | undefined,
-): Promise<void> {
+): Promise<void> | undefined {
   const name = tool.signature.name;
   const missing = caller.missingScopes(name);
   if (missing.length > 0) {
@@ -22,5 +23,5 @@ export async function checkGrant(
       { scopes: missing },
     );
   }
-  await quotas?.take(caller.tenant, name);
+  return quotas?.take(caller.tenant, name);
 }

@@ -15,7 +15,6 @@ import type {
   InvocationResult,
   InvokeOptions,
 } from '../engine/invoke-tool.ts';
-import { toSculptorError } from '../errors/sculptor-error.ts';
 import type { GatewayMetrics } from '../telemetry/metrics.ts';
 import { ATTR, tracer, tracingActive } from '../telemetry/tracing.ts';
 
@@ -25,97 +24,101 @@ export interface InstrumentOptions {
 }
 
 export function instrumentEngine(engine: Engine, { metrics, logger }: InstrumentOptions): Engine {
-  /** Runs the invocation, then records its metrics, its span's outcome (when traced) and its log line. */
-  const run = async (
+  /**
+   * Runs the invocation; its metrics, its span's outcome (when traced) and its log line are
+   * recorded from the engine's report, which every invocation gives exactly once, as it ends.
+   * Not an async wrapper: the engine's promise is the one returned.
+   */
+  const run = (
     tool: CompiledTool,
     args: InvocationArguments,
     options: InvokeOptions,
     callId: string | undefined,
     span: Span | undefined,
   ): Promise<InvocationResult> => {
-    const started = performance.now();
-    let report: InvocationReport | undefined;
-    let outcome = 'ok';
     metrics?.inFlight.inc();
-    try {
-      return await engine.invoke(tool, args, {
-        ...options,
-        onReport: (r) => {
-          report = r;
-          options.onReport?.(r);
-        },
-      });
-    } catch (err) {
-      outcome = toSculptorError(err).code;
-      throw err;
-    } finally {
-      metrics?.inFlight.dec();
-      const final = finalReport(tool, report, outcome, performance.now() - started);
-      metrics?.observe(final, options.face);
-      let cacheHits = 0;
-      for (const s of final.steps) if (s.cache === 'hit' || s.cache === 'shared') cacheHits++;
-      if (span) {
-        span.setAttribute(ATTR.outcome, outcome);
-        span.setAttribute(ATTR.stepCount, final.steps.length);
-        span.setAttribute(ATTR.cacheHits, cacheHits);
-        if (outcome !== 'ok') {
-          span.setAttribute(ATTR.errorType, outcome);
-          span.setStatus({ code: SpanStatusCode.ERROR });
-        }
+    return engine.invoke(tool, args, {
+      ...options,
+      onReport: (report) => {
+        metrics?.inFlight.dec();
+        record(tool, report, options.face, callId, span);
+        options.onReport?.(report);
+      },
+    });
+  };
+
+  const record = (
+    tool: CompiledTool,
+    final: InvocationReport,
+    face: string | undefined,
+    callId: string | undefined,
+    span: Span | undefined,
+  ): void => {
+    const { outcome } = final;
+    metrics?.observe(final, face);
+    let cacheHits = 0;
+    for (const s of final.steps) if (s.cache === 'hit' || s.cache === 'shared') cacheHits++;
+    if (span) {
+      span.setAttribute(ATTR.outcome, outcome);
+      span.setAttribute(ATTR.stepCount, final.steps.length);
+      span.setAttribute(ATTR.cacheHits, cacheHits);
+      if (outcome !== 'ok') {
+        span.setAttribute(ATTR.errorType, outcome);
+        span.setStatus({ code: SpanStatusCode.ERROR });
       }
-      logger?.info(
-        {
-          event: 'invocation',
-          tool: final.tool,
-          version: final.version,
-          tool_id: tool.signature.toolId,
-          tool_call_id: callId,
-          outcome,
-          duration_ms: round(final.durationMs),
-          cache_hits: cacheHits,
-          steps: final.steps.map((s) => ({
-            id: s.id,
-            backend: s.backend,
-            outcome: s.outcome,
-            cache: s.cache,
-            ...(s.status !== undefined ? { status: s.status } : {}),
-            ...(s.errorCode !== undefined ? { error: s.errorCode } : {}),
-            duration_ms: round(s.durationMs),
-          })),
-        },
-        'invocation',
-      );
-      const suspended = final.suspended;
-      if (suspended) {
-        logger?.warn(
-          {
-            event: 'tool_suspended',
-            tool: suspended.tool,
-            version: suspended.version,
-            file: suspended.file,
-            breaches: suspended.breaches,
-            suspended_ms: suspended.forMs,
-          },
-          `tool '${suspended.tool}' (${suspended.file}) suspended for ${suspended.forMs} ms: ${suspended.breaches} evaluations exceeded their budget`,
-        );
-      }
-      // Why a step failed (DNS, refused, TLS, an unset variable): for the operator at LOG_LEVEL=debug.
-      for (const s of final.steps) {
-        if (s.errorHint === undefined) continue;
-        logger?.debug(
-          {
-            event: 'step_failed',
-            tool: final.tool,
-            step: s.id,
-            backend: s.backend,
-            error: s.errorCode,
-            why: s.errorHint,
-          },
-          `step ${s.id} (backend '${s.backend}'): ${s.errorCode}: ${s.errorHint}`,
-        );
-      }
-      span?.end();
     }
+    logger?.info(
+      {
+        event: 'invocation',
+        tool: final.tool,
+        version: final.version,
+        tool_id: tool.signature.toolId,
+        tool_call_id: callId,
+        outcome,
+        duration_ms: round(final.durationMs),
+        cache_hits: cacheHits,
+        steps: final.steps.map((s) => ({
+          id: s.id,
+          backend: s.backend,
+          outcome: s.outcome,
+          cache: s.cache,
+          ...(s.status !== undefined ? { status: s.status } : {}),
+          ...(s.errorCode !== undefined ? { error: s.errorCode } : {}),
+          duration_ms: round(s.durationMs),
+        })),
+      },
+      'invocation',
+    );
+    const suspended = final.suspended;
+    if (suspended) {
+      logger?.warn(
+        {
+          event: 'tool_suspended',
+          tool: suspended.tool,
+          version: suspended.version,
+          file: suspended.file,
+          breaches: suspended.breaches,
+          suspended_ms: suspended.forMs,
+        },
+        `tool '${suspended.tool}' (${suspended.file}) suspended for ${suspended.forMs} ms: ${suspended.breaches} evaluations exceeded their budget`,
+      );
+    }
+    // Why a step failed (DNS, refused, TLS, an unset variable): for the operator at LOG_LEVEL=debug.
+    for (const s of final.steps) {
+      if (s.errorHint === undefined) continue;
+      logger?.debug(
+        {
+          event: 'step_failed',
+          tool: final.tool,
+          step: s.id,
+          backend: s.backend,
+          error: s.errorCode,
+          why: s.errorHint,
+        },
+        `step ${s.id} (backend '${s.backend}'): ${s.errorCode}: ${s.errorHint}`,
+      );
+    }
+    span?.end();
   };
 
   return {
@@ -140,26 +143,6 @@ export function instrumentEngine(engine: Engine, { metrics, logger }: Instrument
         (span) => run(tool, args, options, callId, span),
       );
     },
-  };
-}
-
-/**
- * The engine's report, with the outcome the caller actually got: a wrapper
- * around the engine (drain) may turn its error into another code.
- */
-function finalReport(
-  tool: CompiledTool,
-  report: InvocationReport | undefined,
-  outcome: string,
-  durationMs: number,
-): InvocationReport {
-  return {
-    tool: tool.signature.name,
-    version: tool.signature.version,
-    steps: report?.steps ?? [],
-    durationMs: report?.durationMs ?? durationMs,
-    outcome,
-    ...(report?.suspended ? { suspended: report.suspended } : {}),
   };
 }
 

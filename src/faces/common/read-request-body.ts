@@ -17,19 +17,17 @@ import { SculptorError } from '../../errors/sculptor-error.ts';
 const tooLarge = (maxBytes: number) =>
   new SculptorError('request.too_large', `The body is over ${maxBytes} bytes.`);
 
-export async function readRequestBody(c: Context, maxBytes: number): Promise<string> {
+export function readRequestBody(c: Context, maxBytes: number): Promise<string> {
   // A declared length over the limit is refused before a byte is read. Node's parser delivers
   // no more than a declared length, and a declared length with chunked coding is refused by it.
   const declared = c.req.header('content-length');
-  if (declared !== undefined && Number(declared) > maxBytes) throw tooLarge(maxBytes);
+  if (declared !== undefined && Number(declared) > maxBytes) return Promise.reject(tooLarge(maxBytes));
   const incoming = (c.env as Partial<HttpBindings> | undefined)?.incoming;
-  const bytes = incoming
-    ? await readIncoming(incoming, maxBytes)
-    : await readStream(c.req.raw.body, maxBytes);
-  return bytes.toString('utf8');
+  // Not an async function: the promise readIncoming settles is the one returned.
+  return incoming ? readIncoming(incoming, maxBytes) : readStream(c.req.raw.body, maxBytes);
 }
 
-function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<Buffer> {
+function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -39,7 +37,7 @@ function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<Buff
       incoming.off('close', onClose);
       incoming.off('error', onClose);
       if (error) reject(error);
-      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+      else resolve((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString('utf8'));
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
@@ -54,7 +52,7 @@ function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<Buff
     // The caller went away mid-body: there is no one to answer, but the promise must settle.
     const onClose = () =>
       settle(new SculptorError('request.malformed', 'The body ended before it was complete.'));
-    if (incoming.readableEnded) return resolve(Buffer.alloc(0));
+    if (incoming.readableEnded) return resolve('');
     // Gone before the handler got here (its 'close' already emitted): nothing would settle.
     if (incoming.destroyed) return onClose();
     // Plain listeners, not once: settle removes every one at the first event.
@@ -65,8 +63,8 @@ function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<Buff
   });
 }
 
-async function readStream(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Buffer> {
-  if (!body) return Buffer.alloc(0);
+async function readStream(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<string> {
+  if (!body) return '';
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = body.getReader();
@@ -80,5 +78,5 @@ async function readStream(body: ReadableStream<Uint8Array> | null, maxBytes: num
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks, size);
+  return Buffer.concat(chunks, size).toString('utf8');
 }

@@ -112,15 +112,18 @@ export function createEngine(options: EngineOptions): Engine {
     async invoke(tool, args, { signal, onReport, onProgress, caller = DEFAULT_CALLER } = {}) {
       const started = performance.now();
       const reports: StepReport[] = [];
-      const finish = (outcome: string, suspended?: Suspension) =>
-        onReport?.({
+      const finish = (outcome: string, suspended?: Suspension) => {
+        if (!onReport) return;
+        const report: InvocationReport = {
           tool: tool.signature.name,
           version: tool.signature.version,
           outcome,
           durationMs: performance.now() - started,
           steps: reports,
-          ...(suspended ? { suspended } : {}),
-        });
+        };
+        if (suspended) report.suspended = suspended;
+        onReport(report);
+      };
       // One controller per invocation, aborted by the deadline (reason: a
       // TimeoutError), by the caller going away, or by a failed step. Cheaper
       // than AbortSignal.timeout + AbortSignal.any, whose bookkeeping the bench
@@ -158,12 +161,12 @@ export function createEngine(options: EngineOptions): Engine {
           signal: abort.signal,
           deadlineAt: Date.now() + tool.timeoutMs,
           sender: options.sender,
-          calls: callBudget(options.maxBackendCalls ?? MAX_BACKEND_CALLS),
+          calls: new Allowance(options.maxBackendCalls ?? MAX_BACKEND_CALLS),
           cache: options.cache,
           cacheSecret: options.cacheSecret,
           tokens,
           allowPrivate: options.allowPrivateEgress ?? false,
-          ...(options.debug ? { debug: options.debug } : {}),
+          debug: options.debug,
           secrets: new Map(),
           tracer,
         };
@@ -299,9 +302,15 @@ async function inReport<T>(report: StepReport, run: () => Promise<T>): Promise<T
   }
 }
 
-function callBudget(max: number): CallBudget {
-  let left = max;
-  return { tryTake: () => left-- > 0 };
+/** An invocation's allowance of backend calls: one object, no closure. */
+class Allowance implements CallBudget {
+  #left: number;
+  constructor(max: number) {
+    this.#left = max;
+  }
+  tryTake(): boolean {
+    return this.#left-- > 0;
+  }
 }
 
 function cancelledError(reason: unknown): SculptorError {

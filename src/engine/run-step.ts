@@ -167,7 +167,8 @@ export async function callBackend(
   const credentials = credentialsFor(step.backend, ctx.caller);
   watchSecrets(ctx.secrets, step.backend, credentials.auth);
 
-  const sendOnce = async (auth: StepCredentials['auth']): Promise<BackendResponse> => {
+  // Not async: its one await would be the sender's own promise, wrapped once more.
+  const sendOnce = (auth: StepCredentials['auth']): Promise<BackendResponse> => {
     if (ctx.calls && !ctx.calls.tryTake()) {
       throw new SculptorError(
         'upstream.call_budget',
@@ -183,7 +184,7 @@ export async function callBackend(
       // Its own circuit breaker: another operation of the same backend failing does not pause it.
       operation: `${step.operation.method} ${step.operation.path}`,
       allowPrivate: ctx.allowPrivate || step.backend.allowPrivate,
-      ...(ctx.calls ? { calls: ctx.calls } : {}),
+      calls: ctx.calls,
     });
   };
 
@@ -218,13 +219,12 @@ export async function callBackend(
     const headers = keptHeaders(step, response);
     const decoded = decodeAnswer(step, response);
     ctx.debug?.decoded?.(step.id, decoded.body);
-    return {
-      status: response.status,
-      body: decoded.body,
-      ...(decoded.fault ? { fault: decoded.fault } : {}),
-      ...(retryAfter !== undefined ? { retryAfter } : {}),
-      ...(headers ? { headers } : {}),
-    };
+    // Absent fields stay absent (the answer may be cached), set without a spread per field.
+    const answer: StoredAnswer = { status: response.status, body: decoded.body };
+    if (decoded.fault) answer.fault = decoded.fault;
+    if (retryAfter !== undefined) answer.retryAfter = retryAfter;
+    if (headers) answer.headers = headers;
+    return answer;
   };
 
   let answer: StoredAnswer;

@@ -2,7 +2,7 @@ import type { StepCache } from '../cache/step-cache.ts';
 import { isLimitError } from '../compile/jsonata/evaluation-budget.ts';
 import { processJsonataSettings, type SuspensionSettings } from '../config/jsonata-settings.ts';
 import { BAIL } from '../compile/compile-expression.ts';
-import type { CompiledTool } from '../compile/compile-tool.ts';
+import type { CompiledStep, CompiledTool } from '../compile/compile-tool.ts';
 import { SculptorError, toSculptorError } from '../errors/sculptor-error.ts';
 import type { CallBudget } from '../http/resilient-sender.ts';
 import { createTokenSource, type TokenSource } from '../oauth/token-source.ts';
@@ -244,10 +244,10 @@ async function runChain(
   abort: AbortController,
   onProgress: InvokeOptions['onProgress'],
 ): Promise<void> {
-  const running = new Map<string, Promise<unknown>>();
+  const total = tool.steps.length;
   let done = 0;
-  onProgress?.(0, tool.steps.length);
-  for (const step of tool.steps) {
+  onProgress?.(0, total);
+  const starter = (step: CompiledStep) => {
     const report: StepReport = {
       id: step.id,
       backend: step.backend.name,
@@ -257,7 +257,7 @@ async function runChain(
       durationMs: 0,
     };
     reports.push(report);
-    const start = () =>
+    return () =>
       // A tool of one step: its step is folded into the execute_tool span.
       ctx.tracer.traceStep(
         describeStep(step),
@@ -265,10 +265,19 @@ async function runChain(
         () =>
           inReport(report, async () => {
             ctx.steps[step.id] = await runStep(step, ctx, report);
-            onProgress?.(++done, tool.steps.length);
+            onProgress?.(++done, total);
           }),
-        tool.steps.length === 1,
+        total === 1,
       );
+  };
+  // One step: nothing to schedule, no other step to stop when it fails.
+  if (total === 1) {
+    await starter(tool.steps[0]!)();
+    return;
+  }
+  const running = new Map<string, Promise<unknown>>();
+  for (const step of tool.steps) {
+    const start = starter(step);
     // A step that reads no other starts at once, not a turn later behind an empty Promise.all.
     const run =
       step.dependsOn.length === 0

@@ -111,15 +111,21 @@ export const MAX_RETRY_AFTER_S = 3600;
 /** Runs one step: params → request → (cache | backend) → outcome mapping → result projection. */
 export async function runStep(step: CompiledStep, ctx: StepContext, report: StepReport): Promise<unknown> {
   const bindings = { inputs: ctx.inputs, steps: ctx.steps, caller: ctx.caller.context };
-  if (step.when && !(await evaluate(step, 'when', step.when, ctx.inputs, bindings, ctx))) {
+  // An expression the fast path evaluated is a value, not a promise: awaited only when it is one
+  // (each await of a value costs a promise and a turn; JSON data is never a promise).
+  let when = step.when && evaluate(step, 'when', step.when, ctx.inputs, bindings, ctx);
+  if (when instanceof Promise) when = await when;
+  if (step.when && !when) {
     report.outcome = 'skipped';
     return undefined;
   }
-  const params = await evaluate(step, 'params', step.params, ctx.inputs, bindings, ctx);
+  let params = evaluate(step, 'params', step.params, ctx.inputs, bindings, ctx);
+  if (params instanceof Promise) params = await params;
   if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) {
     throw new SculptorError('projection.failed', `Step '${step.id}': params must yield an object.`);
   }
-  const body = await evaluate(step, 'body', step.body, ctx.inputs, bindings, ctx);
+  let body = evaluate(step, 'body', step.body, ctx.inputs, bindings, ctx);
+  if (body instanceof Promise) body = await body;
   const { answer } = await callBackend(
     step,
     ctx,
@@ -134,9 +140,8 @@ export async function runStep(step: CompiledStep, ctx: StepContext, report: Step
     report.outcome = failure.code === 'tool.error' ? 'tool_error' : 'error';
     throw failure;
   }
-  const result = step.result
-    ? await evaluate(step, 'result', step.result, answer.body, bindings, ctx)
-    : answer.body;
+  let result = step.result ? evaluate(step, 'result', step.result, answer.body, bindings, ctx) : answer.body;
+  if (result instanceof Promise) result = await result;
   const empty = step.on.get('empty');
   if (empty !== undefined && isEmpty(result)) {
     report.outcome = 'tool_error';

@@ -72,42 +72,61 @@ function keepBigIntegers(_key: string, value: unknown, context?: { source?: stri
  * plain objects whose keys are all own and enumerable, so `for…in` visits
  * exactly what Object.values would (an enumerable property added to
  * Object.prototype would also be visited: only a stricter check).
+ *
+ * The stacks are kept from one walk to the next (a walk is synchronous, so one runs at a
+ * time): growing two arrays for every answer allocated ≈ 1 KiB per 13 KB forecast. Each walk
+ * empties the slots it used, so no answer outlives its call; a stack grown past
+ * KEPT_STACK_SLOTS by a large answer is let go.
  */
+const values: Array<object | undefined> = [];
+const depths: number[] = [];
+const KEPT_STACK_SLOTS = 4096;
+
 function checkLimits(root: unknown, limits: JsonLimits): boolean {
   if (typeof root !== 'object' || root === null) return isUnsafeInteger(root);
   let unsafeInteger = false;
-  const values: object[] = [root];
-  const depths: number[] = [1];
-  while (values.length > 0) {
-    const value = values.pop()!;
-    const depth = depths.pop()!;
-    if (depth > limits.maxDepth) {
-      throw invalid(`The backend answer nests deeper than ${limits.maxDepth} levels.`);
+  values[0] = root;
+  depths[0] = 1;
+  let top = 1;
+  let used = 1;
+  try {
+    while (top > 0) {
+      top--;
+      const value = values[top]!;
+      const depth = depths[top]!;
+      if (depth > limits.maxDepth) {
+        throw invalid(`The backend answer nests deeper than ${limits.maxDepth} levels.`);
+      }
+      if (Array.isArray(value)) {
+        if (value.length > limits.maxArrayLength) {
+          throw invalid(`The backend answer has an array longer than ${limits.maxArrayLength} elements.`);
+        }
+        for (let i = 0; i < value.length; i++) {
+          const child: unknown = value[i];
+          if (typeof child === 'object') {
+            if (child !== null) {
+              values[top] = child;
+              depths[top++] = depth + 1;
+              if (top > used) used = top;
+            }
+          } else if (!unsafeInteger && isUnsafeInteger(child)) unsafeInteger = true;
+        }
+      } else {
+        for (const key in value) {
+          const child: unknown = (value as Record<string, unknown>)[key];
+          if (typeof child === 'object') {
+            if (child !== null) {
+              values[top] = child;
+              depths[top++] = depth + 1;
+              if (top > used) used = top;
+            }
+          } else if (!unsafeInteger && isUnsafeInteger(child)) unsafeInteger = true;
+        }
+      }
     }
-    if (Array.isArray(value)) {
-      if (value.length > limits.maxArrayLength) {
-        throw invalid(`The backend answer has an array longer than ${limits.maxArrayLength} elements.`);
-      }
-      for (let i = 0; i < value.length; i++) {
-        const child: unknown = value[i];
-        if (typeof child === 'object') {
-          if (child !== null) {
-            values.push(child);
-            depths.push(depth + 1);
-          }
-        } else if (!unsafeInteger && isUnsafeInteger(child)) unsafeInteger = true;
-      }
-    } else {
-      for (const key in value) {
-        const child: unknown = (value as Record<string, unknown>)[key];
-        if (typeof child === 'object') {
-          if (child !== null) {
-            values.push(child);
-            depths.push(depth + 1);
-          }
-        } else if (!unsafeInteger && isUnsafeInteger(child)) unsafeInteger = true;
-      }
-    }
+  } finally {
+    if (used > KEPT_STACK_SLOTS) values.length = depths.length = 0;
+    else values.fill(undefined, 0, used);
   }
   return unsafeInteger;
 }

@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/http/parse-json.ts';
 import type { SculptorError } from '../../src/errors/sculptor-error.ts';
@@ -76,6 +78,30 @@ describe('parseJson', () => {
     const value = parse('{"__proto__":{"polluted":true},"a":1}') as Record<string, unknown>;
     expect(Object.hasOwn(value, '__proto__')).toBe(true);
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+  });
+});
+
+describe('the limits walk', () => {
+  it('keeps nothing of an answer once its walk is over, and walks whole after a refused walk', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const limits = { maxDepth: 8, maxArrayLength: 1_000 };
+    const text = JSON.stringify({ periods: Array.from({ length: 500 }, (_, i) => ({ n: i, tags: [i] })) });
+    let parsed = parseJson(text, limits) as { periods: Array<{ tags: number[] }> } | undefined;
+    // The walk last held each period's own array: the slot a stale stack would keep.
+    const tags = new WeakRef(parsed!.periods[250]!.tags);
+    // A walk refused half-way (too deep) leaves its stacks emptied too, and the next walk is whole.
+    await expectCode(
+      Promise.resolve().then(() => parseJson('[[[[[[[[[[1]]]]]]]]]]', limits)),
+      'upstream.invalid_response',
+    );
+    expect(parseJson('{"a":[{"b":1}]}', limits)).toEqual({ a: [{ b: 1 }] });
+    parsed = undefined;
+    for (let i = 0; i < 5 && tags.deref() !== undefined; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      gc();
+    }
+    expect(tags.deref()).toBeUndefined();
   });
 });
 

@@ -81,14 +81,14 @@ function keepBigIntegers(_key: string, value: unknown, context?: { source?: stri
 const values: Array<object | undefined> = [];
 const depths: number[] = [];
 const KEPT_STACK_SLOTS = 4096;
+/** The current walk's state beside its stacks: the slots it used, and whether it met an unsafe integer. */
+const walk = { used: 0, unsafeInteger: false };
 
 function checkLimits(root: unknown, limits: JsonLimits): boolean {
   if (typeof root !== 'object' || root === null) return isUnsafeInteger(root);
-  let unsafeInteger = false;
-  values[0] = root;
-  depths[0] = 1;
-  let top = 1;
-  let used = 1;
+  walk.used = 0;
+  walk.unsafeInteger = false;
+  let top = place(root, 1, 0);
   try {
     while (top > 0) {
       top--;
@@ -101,34 +101,29 @@ function checkLimits(root: unknown, limits: JsonLimits): boolean {
         if (value.length > limits.maxArrayLength) {
           throw invalid(`The backend answer has an array longer than ${limits.maxArrayLength} elements.`);
         }
-        for (let i = 0; i < value.length; i++) {
-          const child: unknown = value[i];
-          if (typeof child === 'object') {
-            if (child !== null) {
-              values[top] = child;
-              depths[top++] = depth + 1;
-              if (top > used) used = top;
-            }
-          } else if (!unsafeInteger && isUnsafeInteger(child)) unsafeInteger = true;
-        }
+        for (let i = 0; i < value.length; i++) top = place(value[i], depth + 1, top);
       } else {
-        for (const key in value) {
-          const child: unknown = (value as Record<string, unknown>)[key];
-          if (typeof child === 'object') {
-            if (child !== null) {
-              values[top] = child;
-              depths[top++] = depth + 1;
-              if (top > used) used = top;
-            }
-          } else if (!unsafeInteger && isUnsafeInteger(child)) unsafeInteger = true;
-        }
+        for (const key in value) top = place((value as Record<string, unknown>)[key], depth + 1, top);
       }
     }
   } finally {
-    if (used > KEPT_STACK_SLOTS) values.length = depths.length = 0;
-    else values.fill(undefined, 0, used);
+    if (walk.used > KEPT_STACK_SLOTS) values.length = depths.length = 0;
+    else values.fill(undefined, 0, walk.used);
   }
-  return unsafeInteger;
+  return walk.unsafeInteger;
+}
+
+/** A child met by the walk: an object goes on the stacks (the new top is returned), a number is checked. */
+function place(child: unknown, depth: number, top: number): number {
+  if (typeof child === 'object') {
+    if (child === null) return top;
+    values[top] = child;
+    depths[top] = depth;
+    if (top + 1 > walk.used) walk.used = top + 1;
+    return top + 1;
+  }
+  if (!walk.unsafeInteger && isUnsafeInteger(child)) walk.unsafeInteger = true;
+  return top;
 }
 
 function isUnsafeInteger(value: unknown): boolean {

@@ -87,16 +87,18 @@ describe('the limits walk', () => {
     const gc = runInNewContext('gc') as () => void;
     const limits = { maxDepth: 8, maxArrayLength: 1_000 };
     const text = JSON.stringify({ periods: Array.from({ length: 500 }, (_, i) => ({ n: i, tags: [i] })) });
-    let parsed = parseJson(text, limits) as { periods: Array<{ tags: number[] }> } | undefined;
-    // The walk last held each period's own array: the slot a stale stack would keep.
-    const tags = new WeakRef(parsed!.periods[250]!.tags);
+    // The walk last held each period's own array: the slot a stale stack would keep. Nothing
+    // else holds the answer once this function returns.
+    const tags = (() => {
+      const parsed = parseJson(text, limits) as { periods: Array<{ tags: number[] }> };
+      return new WeakRef(parsed.periods[250]!.tags);
+    })();
     // A walk refused half-way (too deep) leaves its stacks emptied too, and the next walk is whole.
     await expectCode(
       Promise.resolve().then(() => parseJson('[[[[[[[[[[1]]]]]]]]]]', limits)),
       'upstream.invalid_response',
     );
     expect(parseJson('{"a":[{"b":1}]}', limits)).toEqual({ a: [{ b: 1 }] });
-    parsed = undefined;
     for (let i = 0; i < 5 && tags.deref() !== undefined; i++) {
       await new Promise((resolve) => setTimeout(resolve, 0));
       gc();

@@ -72,13 +72,18 @@ describe('SCULPTOR_RATE_LIMIT_PER_S on a real gateway', () => {
 
   it('a caller past its burst gets 429 request.rate_limited + Retry-After and reaches no backend; other callers are unaffected; it recovers', async () => {
     fault.reset();
+    const started = performance.now();
     const alice = await burst(limited.url, 7, { authorization: 'Bearer alice' });
-    const statuses = alice.map((r) => r.status).sort();
-    expect(statuses).toEqual([200, 200, 200, 200, 429, 429, 429]);
+    // The burst of 4, and at most one more token for each whole second the 7 took on a busy machine.
+    const refills = Math.floor((performance.now() - started) / 1_000);
+    const served = alice.filter((r) => r.status === 200).length;
+    expect(served).toBeGreaterThanOrEqual(4);
+    expect(served).toBeLessThanOrEqual(Math.min(4 + refills, 6));
+    expect(alice.filter((r) => r.status === 429)).toHaveLength(7 - served);
     const refused = alice.find((r) => r.status === 429)!;
     expect(refused.body).toMatchObject({ code: 'request.rate_limited', retryable: true });
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    expect(fault.requests).toHaveLength(4);
+    expect(fault.requests).toHaveLength(served);
 
     // Another token, and no token at all (keyed by address): their own buckets.
     const bob = await burst(limited.url, 4, { authorization: 'Bearer bob' });

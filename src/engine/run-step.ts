@@ -113,11 +113,13 @@ export async function runStep(step: CompiledStep, ctx: StepContext, report: Step
   const bindings = { inputs: ctx.inputs, steps: ctx.steps, caller: ctx.caller.context };
   // An expression the fast path evaluated is a value, not a promise: awaited only when it is one
   // (each await of a value costs a promise and a turn; JSON data is never a promise).
-  let when = step.when && evaluate(step, 'when', step.when, ctx.inputs, bindings, ctx);
-  if (when instanceof Promise) when = await when;
-  if (step.when && !when) {
-    report.outcome = 'skipped';
-    return undefined;
+  if (step.when) {
+    let when = evaluate(step, 'when', step.when, ctx.inputs, bindings, ctx);
+    if (when instanceof Promise) when = await when;
+    if (!when) {
+      report.outcome = 'skipped';
+      return undefined;
+    }
   }
   let params = evaluate(step, 'params', step.params, ctx.inputs, bindings, ctx);
   if (params instanceof Promise) params = await params;

@@ -11,8 +11,8 @@ import { pageCursors } from '../catalog/page-cursor.ts';
 import type { Settings } from '../config/settings.ts';
 import type { InvocationReport } from '../engine/invoke-tool.ts';
 import { SculptorError } from '../errors/sculptor-error.ts';
-import type { FaceOptions } from '../faces/common/face.ts';
-import { hasDotSegment, rawPath, rawRequestPath } from '../faces/common/raw-path.ts';
+import type { Face, FaceOptions } from '../faces/common/face.ts';
+import { hasDotSegment, rawRequestPath } from '../faces/common/raw-path.ts';
 import { describeError, type GatewayLogger } from '../telemetry/logger.ts';
 import { createMetrics, type GatewayMetrics } from '../telemetry/metrics.ts';
 import { redisSecrets } from '../cache/redis-url.ts';
@@ -170,18 +170,19 @@ export async function startGateway({
    * - the Host/Origin rule (host-policy.ts): a page that rebound its own name cannot reach any route;
    * - while draining every other request is refused (503 gateway.draining, in its face's form);
    * - with an SDK, the request's SERVER span, named by its face's route template.
-   * A refusal is written by its face, through `refusals`, an app of one route that reads it from env.
+   * A refusal is written by its face, through `refusals`, an app of one route that reads both from env.
    */
   const refusals = new Hono<{ Bindings: Refused }>();
-  refusals.all('*', (c) => routed(rawPath(c)).face.refuse(c, c.env.refusal));
-  const refuse = (request: Request, env: NodeBindings, refusal: SculptorError) =>
-    refusals.fetch(request, { ...env, refusal });
+  refusals.all('*', (c) => c.env.face.refuse(c, c.env.refusal));
+  const refuse = (request: Request, env: NodeBindings, raw: string, refusal: SculptorError) =>
+    refusals.fetch(request, { ...env, face: routed(raw).face, refusal });
   const serveRequest = (request: Request, env: NodeBindings): Response | Promise<Response> => {
     const raw = rawRequestPath(env, request.url);
     if (hasDotSegment(raw)) {
       return refuse(
         request,
         env,
+        raw,
         new SculptorError(
           'request.malformed',
           "The path has a '.' or '..' segment (percent-encoded or not); send the resource's path as it is, without dot segments.",
@@ -192,7 +193,7 @@ export async function startGateway({
     const refusal =
       hostRefusal(request.headers.get('host') ?? undefined, request.headers.get('origin') ?? undefined) ??
       (draining ? new SculptorError('gateway.draining', 'The gateway is shutting down; retry.') : undefined);
-    if (refusal) return refuse(request, env, refusal);
+    if (refusal) return refuse(request, env, raw, refusal);
     // No SDK, no span: nothing here would be read (see tracingActive).
     if (!tracingActive()) return app.fetch(request, env);
     let response: Response | undefined;
@@ -280,7 +281,7 @@ export async function startGateway({
 type NodeBindings = HttpBindings | Http2Bindings;
 
 /** A refused request's bindings: Node's, and the refusal its face writes. */
-type Refused = NodeBindings & { refusal: SculptorError };
+type Refused = NodeBindings & { face: Face; refusal: SculptorError };
 
 function within(promise: Promise<unknown>, ms: number): Promise<unknown> {
   let timer: NodeJS.Timeout | undefined;

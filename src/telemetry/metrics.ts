@@ -236,14 +236,14 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
 type Labels = Record<string, string>;
 
 /**
- * A metric's series by their label values (in `labelNames` order), one nested Map per label.
- * The values are the catalog's own strings (tool names, step ids, backends) and constants
- * (outcomes, cache outcomes, statuses), which V8 has hashed before: a key joined per call was a
- * new string to build, flatten and hash on every invocation.
+ * A metric's series by their label values (in `labelNames` order, at most four; the missing ones
+ * are ''), one nested Map per position. The values are the catalog's own strings (tool names,
+ * step ids, backends) and constants (outcomes, cache outcomes, statuses), which V8 has hashed
+ * before: a key joined per call was a new string to build, flatten and hash on every invocation.
  */
 class SeriesIndex<T> {
   readonly all: T[] = [];
-  readonly #root = new Map<string, unknown>();
+  readonly #root: Level = new Map();
   readonly #labelNames: readonly string[];
   readonly #create: (labels: Labels) => T;
 
@@ -256,29 +256,30 @@ class SeriesIndex<T> {
 
   /** The series of these label values, made the first time they are seen. */
   at(v0: string, v1 = '', v2 = '', v3 = ''): T {
-    const depth = this.#labelNames.length;
-    let level = this.#root;
-    for (let i = 0; i < depth - 1; i++) {
-      const value = i === 0 ? v0 : i === 1 ? v1 : v2;
-      let next = level.get(value) as Map<string, unknown> | undefined;
-      if (!next) {
-        next = new Map();
-        level.set(value, next);
-      }
-      level = next;
-    }
-    const last = depth === 1 ? v0 : depth === 2 ? v1 : depth === 3 ? v2 : v3;
-    let series = level.get(last) as T | undefined;
+    const leaves = below(below(below(this.#root, v0), v1), v2);
+    let series = leaves.get(v3) as T | undefined;
     if (!series) {
       const values = [v0, v1, v2, v3];
       const labels: Labels = {};
       this.#labelNames.forEach((name, i) => (labels[name] = values[i]!));
       series = this.#create(labels);
-      level.set(last, series);
+      leaves.set(v3, series);
       this.all.push(series);
     }
     return series;
   }
+}
+
+type Level = Map<string, unknown>;
+
+/** The level under `value`, made the first time it is seen. */
+function below(level: Level, value: string): Level {
+  let next = level.get(value) as Level | undefined;
+  if (!next) {
+    next = new Map();
+    level.set(value, next);
+  }
+  return next;
 }
 
 interface RunningCounter {

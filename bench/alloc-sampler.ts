@@ -24,6 +24,8 @@ const file = process.env.BENCH_ALLOC_FILE;
 const from = Number(process.env.BENCH_ALLOC_FROM ?? 2_000);
 /** Bytes between samples: small enough for ±1 % over a few thousand requests. */
 const SAMPLING_INTERVAL = 1024;
+/** BENCH_ALLOC_DETAIL=1: a site is also split by the frame that allocated below the project's own. */
+const detail = process.env.BENCH_ALLOC_DETAIL === '1';
 
 if (file) {
   const session = new Session();
@@ -53,7 +55,12 @@ if (file) {
         const ownFrame = /^(src|bench)\//.test(where) ? frame : own;
         if (node.selfSize > 0) {
           total += node.selfSize;
-          const site = ownFrame ?? frame;
+          const site =
+            ownFrame === undefined
+              ? frame
+              : detail && ownFrame !== frame
+                ? `${ownFrame} > ${frame}`
+                : ownFrame;
           sites.set(site, (sites.get(site) ?? 0) + node.selfSize);
         }
         for (const child of node.children) walk(child, ownFrame);

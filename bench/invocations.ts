@@ -126,3 +126,24 @@ export const FACE_INVOCATIONS: FaceInvocation[] = [
 
 /** The MCP face's invocation (for bench/mcp-sdk-floor.ts, which hands it to the SDK alone). */
 export const MCP_FORECAST = FACE_INVOCATIONS.find((f) => f.key === 'mcp')!;
+
+/**
+ * The same tools/call as a 2025-11-25 client sends it statelessly (no `_meta` envelope): not a row
+ * of the main table (the peers measure both eras), but a face single-op-ab and the profiler take.
+ */
+export const MCP_2025_FORECAST: FaceInvocation = {
+  ...MCP_FORECAST,
+  key: 'mcp2025',
+  label: 'MCP tools/call (2025-11-25, stateless)',
+  headers: {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2025-11-25',
+  },
+  body: JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'bench_forecast', arguments: { office: 'OKX', x: 33, y: 35 } },
+  }),
+};

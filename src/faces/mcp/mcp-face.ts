@@ -8,6 +8,7 @@ import type { StreamAdmission } from '../../invoke/call-service.ts';
 import type { Face } from '../common/face.ts';
 import { readJsonBody } from '../common/read-json-body.ts';
 import { requestCaller, requestParty } from '../common/request-caller.ts';
+import type { legacyJsonAnswerer } from './legacy-json-answer.ts';
 import type { McpCaller, McpToolsOptions } from './mcp-server.ts';
 
 /** A JSON-RPC message (or batch) is small; tool arguments are capped like A2T's invocation body. */
@@ -40,7 +41,9 @@ export interface McpFace extends Face {
  * request, as the SDK does by default: no `Mcp-Session-Id`, GET and DELETE answer 405, so a
  * 2025 client gets no `list_changed` push over HTTP and its `notifications/cancelled` cannot
  * reach the call (closing the request does). Sessions would need sticky routing across
- * replicas; 2026 clients have neither limit (README, "Use it from an agent").
+ * replicas; 2026 clients have neither limit (README, "Use it from an agent"). A 2025-era request
+ * that nothing can precede (no batch, no `progressToken`) is answered with one JSON body rather
+ * than the fallback's event stream (legacy-json-answer.ts).
  *
  * This file is the HTTP edge only — the caller, the counted body, the listen-stream slot (the
  * server checks Host and Origin before any face) — and the tools
@@ -54,9 +57,9 @@ export function createMcpFace(options: McpFaceOptions): McpFace {
   const endpoint = `${prefix}/mcp`;
   // The SDK (with zod) is loaded by the first MCP request: ≈ 13 MB of memory that a gateway whose
   // agents speak A2T alone never needs.
-  let loading: Promise<McpHttpHandler> | undefined;
-  const handler = (): Promise<McpHttpHandler> =>
-    (loading ??= loadHandler(options).catch((err: unknown) => {
+  let loading: Promise<McpHandlers> | undefined;
+  const handlers = (): Promise<McpHandlers> =>
+    (loading ??= loadHandlers(options).catch((err: unknown) => {
       loading = undefined; // a later request tries again
       throw err;
     }));
@@ -73,7 +76,12 @@ export function createMcpFace(options: McpFaceOptions): McpFace {
     // authInfo is the SDK's pass-through slot for who a request is from; the token itself stays here.
     const authInfo: AuthInfo = { token: '', clientId: caller.name, scopes: [], extra: { [CALLER]: who } };
     const listen = options.admitStream ? listenRequest(parsedBody) : undefined;
-    if (listen === undefined) return (await handler()).fetch(c.req.raw, { authInfo, parsedBody });
+    if (listen === undefined) {
+      const { entry, answerAlone } = await handlers();
+      const request = c.req.raw;
+      const alone = answerAlone(request, { authInfo, parsedBody });
+      return (alone && (await alone)) ?? entry.fetch(request, { authInfo, parsedBody });
+    }
     let release: () => void;
     try {
       release = options.admitStream!(who);
@@ -82,7 +90,7 @@ export function createMcpFace(options: McpFaceOptions): McpFace {
     }
     let answer: Response;
     try {
-      answer = await (await handler()).fetch(c.req.raw, { authInfo, parsedBody });
+      answer = await (await handlers()).entry.fetch(c.req.raw, { authInfo, parsedBody });
     } catch (err) {
       release();
       throw err;
@@ -138,26 +146,32 @@ export function createMcpFace(options: McpFaceOptions): McpFace {
     // Before the first MCP request there is no listener to tell, nor anything to close.
     catalogChanged: () =>
       void loading?.then(
-        (h) => h.notify.toolsChanged(),
+        (h) => h.entry.notify.toolsChanged(),
         () => {},
       ),
-    close: async () => (await loading?.catch(() => undefined))?.close(),
+    close: async () => (await loading?.catch(() => undefined))?.entry.close(),
   };
 }
 
-async function loadHandler(options: McpFaceOptions): Promise<McpHttpHandler> {
-  const [{ createMcpHandler }, { mcpServerFactory }] = await Promise.all([
+/** The SDK's entry, and the 2025-era requests answered with one JSON body (legacy-json-answer.ts). */
+interface McpHandlers {
+  entry: McpHttpHandler;
+  answerAlone: ReturnType<typeof legacyJsonAnswerer>;
+}
+
+async function loadHandlers(options: McpFaceOptions): Promise<McpHandlers> {
+  const [{ createMcpHandler }, { mcpServerFactory }, { legacyJsonAnswerer }] = await Promise.all([
     import('@modelcontextprotocol/server'),
     import('./mcp-server.ts'),
+    import('./legacy-json-answer.ts'),
   ]);
-  return createMcpHandler(
-    mcpServerFactory(options, (rc) => callerOfRequest(rc.authInfo)),
-    {
-      legacy: 'stateless',
-      ...(options.maxStreams !== undefined ? { maxSubscriptions: options.maxStreams } : {}),
-      ...(options.onError ? { onerror: options.onError } : {}),
-    },
-  );
+  const factory = mcpServerFactory(options, (rc) => callerOfRequest(rc.authInfo));
+  const entry = createMcpHandler(factory, {
+    legacy: 'stateless',
+    ...(options.maxStreams !== undefined ? { maxSubscriptions: options.maxStreams } : {}),
+    ...(options.onError ? { onerror: options.onError } : {}),
+  });
+  return { entry, answerAlone: legacyJsonAnswerer(factory) };
 }
 
 const CALLER = 'io.sculptor/caller';

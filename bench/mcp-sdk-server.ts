@@ -11,13 +11,20 @@
  *   output schemas (declared once; the SDK validates the arguments and the structured answer);
  * - `lean`, as an engineer who measured it writes: the low-level `tools/list` and `tools/call`
  *   handlers with the tool's JSON Schema written out and the arguments checked by hand, as the
- *   gateway's own MCP server does.
+ *   gateway's own MCP server does; the body parsed once and handed to the SDK, and a 2025-era
+ *   request answered with one JSON body (this tool sends nothing before its answer) instead of
+ *   the SDK's stateless fallback's event stream, as the gateway answers it.
  *
  * No generic machinery: one tool, one backend, everything known in advance.
  */
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  McpServer,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
 import { Hono } from 'hono';
 import { Pool } from 'undici';
 import { z } from 'zod';
@@ -139,6 +146,22 @@ function createIdiomaticFactory(pool: Pool): () => McpServer {
   };
 }
 
+/** A 2025-era request on a fresh stateless server whose transport answers with one JSON body. */
+async function legacyJson(factory: () => McpServer, request: Request, parsedBody: unknown): Promise<Response> {
+  const mcp = factory();
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  await mcp.connect(transport);
+  try {
+    return await transport.handleRequest(request, { parsedBody });
+  } finally {
+    void transport.close();
+    void mcp.close();
+  }
+}
+
 async function main(): Promise<void> {
   const backendUrl = process.env.BENCH_BACKEND_URL;
   if (!backendUrl) throw new Error('BENCH_BACKEND_URL is not set');
@@ -153,8 +176,24 @@ async function main(): Promise<void> {
     process.env.BENCH_MCP_STYLE === 'lean' ? createLeanFactory(pool) : createIdiomaticFactory(pool);
   const handler = createMcpHandler(factory);
   const app = new Hono();
-  // As the SDK's Hono guide wires it: the handler takes the web Request as it is.
-  app.all('/mcp', (c) => handler.fetch(c.req.raw));
+  if (process.env.BENCH_MCP_STYLE === 'lean') {
+    app.all('/mcp', async (c) => {
+      const request = c.req.raw;
+      if (request.method !== 'POST') return handler.fetch(request);
+      let parsedBody: unknown;
+      try {
+        parsedBody = await c.req.json();
+      } catch {
+        return c.json({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }, 400);
+      }
+      return (await isLegacyRequest(request, parsedBody))
+        ? legacyJson(factory, request, parsedBody)
+        : handler.fetch(request, { parsedBody });
+    });
+  } else {
+    // As the SDK's Hono guide wires it: the handler takes the web Request as it is.
+    app.all('/mcp', (c) => handler.fetch(c.req.raw));
+  }
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
     s.once('error', reject);

@@ -147,7 +147,11 @@ function createIdiomaticFactory(pool: Pool): () => McpServer {
 }
 
 /** A 2025-era request on a fresh stateless server whose transport answers with one JSON body. */
-async function legacyJson(factory: () => McpServer, request: Request, parsedBody: unknown): Promise<Response> {
+async function legacyJson(
+  factory: () => McpServer,
+  request: Request,
+  parsedBody: unknown,
+): Promise<Response> {
   const mcp = factory();
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,

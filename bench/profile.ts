@@ -20,6 +20,7 @@ import {
   FORECAST_BODY,
   HAND_WRITTEN_PATH,
   JSON_POST,
+  MCP_2025_FORECAST,
 } from './invocations.ts';
 import type { LoadResult, LoadSpec } from './load.ts';
 
@@ -212,6 +213,7 @@ export const PROFILE_TARGETS = [
   'sculptor',
   'sculptor_lite',
   'sculptor_mcp',
+  'sculptor_mcp2025',
   'chain',
   'chain_cached',
   'hand_tel',
@@ -273,6 +275,7 @@ export async function profileTarget(
       sculptor: 'bench_forecast',
       sculptor_lite: 'bench_forecast',
       sculptor_mcp: 'bench_forecast',
+      sculptor_mcp2025: 'bench_forecast',
       chain: 'bench_chain',
       chain_cached: 'bench_chain_cached',
     }[target];
@@ -283,7 +286,7 @@ export async function profileTarget(
   }
   const common = { key: target, connections: options.connections, durationSec: options.durationSec };
   // A face other than A2T: its own path, headers and body (invocations.ts).
-  const face = FACE_INVOCATIONS.find((f) => target === `sculptor_${f.key}`);
+  const face = [...FACE_INVOCATIONS, MCP_2025_FORECAST].find((f) => target === `sculptor_${f.key}`);
   const spec: LoadSpec =
     target.startsWith('hand') || target === 'bare'
       ? { ...common, ...JSON_POST, url: `${server.url}${HAND_WRITTEN_PATH}`, body: FORECAST_BODY }

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolIdFor } from '../../src/compile/tool-signature.ts';
 import { type FaultBackend, startFaultBackend } from '../http/fault-backend.ts';
 import { invoke, startTestGateway } from '../support/start-test-gateway.ts';
-import { rawClient } from './raw-http.ts';
+import { hangUpMidCall } from '../support/hang-up.ts';
 
 const SCULPTS = 'test/hardening/fixtures/sculpts';
 let fault: FaultBackend;
@@ -36,35 +36,18 @@ const body = (name: string, params: Record<string, unknown>) => ({
 const call = (name: string, params: Record<string, unknown>) =>
   invoke(gateway.url, `/tools/${toolIdFor(name)}:invoke`, body(name, params));
 
-async function until<T>(what: string, check: () => T | undefined, timeoutMs = 5000): Promise<T> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const value = check();
-    if (value !== undefined) return value;
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 describe('a caller hanging up', () => {
   it('is reported and counted as request.cancelled, not upstream.timeout; the backend call is abandoned', async () => {
-    const before = gateway.reports.length;
-    const sent = fault.requests.length;
-    const text = JSON.stringify(body('delayed_json', { ms: 1000 }));
-    const client = rawClient(gateway.url, (socket) =>
-      socket.write(
-        `POST /tools/${toolIdFor('delayed_json')}:invoke HTTP/1.1\r\nHost: localhost\r\n` +
-          `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
-      ),
+    const { report, backendHeldMs } = await hangUpMidCall(
+      gateway,
+      fault,
+      `POST /tools/${toolIdFor('delayed_json')}:invoke HTTP/1.1\r\nHost: localhost\r\n` +
+        'Content-Type: application/json\r\n',
+      JSON.stringify(body('delayed_json', { ms: 1000 })),
     );
-    const request = await until('the call at the backend', () => fault.requests[sent]);
-    client.socket.destroy();
-    await client.closed;
-    const report = await until('the invocation report', () => gateway.reports[before]);
     expect(report.outcome).toBe('request.cancelled');
     // The gateway let go of the backend call rather than waiting out its second.
-    const closedAt = await request.socketClosed;
-    expect(closedAt - request.receivedAt).toBeLessThan(1000);
+    expect(backendHeldMs).toBeLessThan(1000);
     const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
     expect(metrics).toMatch(/sculptor_invocations_total\{[^}]*outcome="request\.cancelled"[^}]*\} 1/);
     expect(metrics).not.toMatch(

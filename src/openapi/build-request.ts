@@ -134,7 +134,7 @@ export function buildRequest(
 
   let path = '';
   for (const part of template) {
-    path += 'literal' in part ? encodePathLiteral(part.literal) : pathValues.get(part.placeholder);
+    path += 'literal' in part ? part.literal : pathValues.get(part.placeholder);
   }
   request.url = `${base.origin}${base.path}${path}${query.length > 0 ? `?${query.join('&')}` : ''}`;
   confine(request.url, base, `${base.path}${path}`);
@@ -210,7 +210,10 @@ function prepared(op: Operation): PreparedOperation {
   return entry;
 }
 
-/** The template split into parts, refusing what the document got wrong in a way no value can fix. */
+/**
+ * The template split into parts, its literals already encoded (they are the same on every call),
+ * refusing what the document got wrong in a way no value can fix.
+ */
 function checkedTemplate(op: Operation, route: string) {
   if (!op.path.startsWith('/') || /[?#]/.test(op.path) || !op.path.isWellFormed()) {
     // e.g. weatherbit's `/current?lat={lat}&lon={lon}`: a query inside the path template.
@@ -225,7 +228,7 @@ function checkedTemplate(op: Operation, route: string) {
       );
     }
   }
-  return template;
+  return template.map((part) => ('literal' in part ? { literal: encodePathLiteral(part.literal) } : part));
 }
 
 /** Repeated header parameters combine as HTTP combines repeated fields. */

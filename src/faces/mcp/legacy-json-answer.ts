@@ -24,8 +24,9 @@ export interface AnswerOptions {
  * the server answer a POST either way and every 2025 client accepts both, so a single request
  * without a `progressToken` is served here, by the SDK's own transport with `enableJsonResponse`,
  * exactly as the fallback serves it otherwise: a fresh server from the same factory, stateless,
- * torn down when the answer is written or the client goes away. Everything else — batches,
- * notifications, `initialize`, calls asking for progress, GET and DELETE — goes to the SDK's entry.
+ * torn down when the answer is written or the client goes away (`initialize` and `tools/list`
+ * included). Everything else — batches, notifications, calls asking for progress, GET and DELETE —
+ * goes to the SDK's entry.
  *
  * The answer, or undefined when the request is not one of these: the caller hands it to the entry.
  */
@@ -73,6 +74,8 @@ async function answer(
       teardown();
       resolve(new Response(null, { status: 499 }));
     };
+    // A client gone while the request was classified: an abort listener added now would never fire.
+    if (signal.aborted) return gone();
     signal.addEventListener('abort', gone);
     transport.handleRequest(request, options).then(
       (response) => {

@@ -30,14 +30,34 @@ export function checkOutput(tool: CompiledTool, projected: unknown): OutputValue
     }
     outputs.push({ name: param.name, value: checkValue(param, value) });
   }
-  const size = Buffer.byteLength(JSON.stringify(outputs));
-  if (size > MAX_OUTPUT_BYTES) {
-    throw new SculptorError(
-      'projection.too_large',
-      `The tool output is ${size} bytes, over ${MAX_OUTPUT_BYTES}.`,
-    );
+  // Serialized only when the bound cannot vouch for it: the face serializes the outputs again.
+  if (sizeBound(outputs) > MAX_OUTPUT_BYTES) {
+    const size = Buffer.byteLength(JSON.stringify(outputs));
+    if (size > MAX_OUTPUT_BYTES) {
+      throw new SculptorError(
+        'projection.too_large',
+        `The tool output is ${size} bytes, over ${MAX_OUTPUT_BYTES}.`,
+      );
+    }
   }
   return outputs;
+}
+
+/**
+ * Bytes the outputs' JSON (`[{"name":…,"value":…},…]`, UTF-8) can take at most, without
+ * serializing them: a UTF-16 unit of a string is at most 6 bytes (`\u001f`, a lone surrogate), a
+ * finite number at most 25 characters, `true`/`false` 5; a value of type json that is an object
+ * or an array is bounded only by serializing it.
+ */
+function sizeBound(outputs: readonly OutputValue[]): number {
+  let bound = 2;
+  for (const { name, value } of outputs) {
+    bound += 21 + 6 * name.length; // {"name":"…","value":…},
+    if (typeof value === 'string') bound += 2 + 6 * value.length;
+    else if (typeof value === 'number' || typeof value === 'boolean') bound += 32;
+    else return Infinity;
+  }
+  return bound;
 }
 
 function checkValue(param: OutputParameter, value: unknown): unknown {

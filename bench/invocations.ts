@@ -147,3 +147,6 @@ export const MCP_2025_FORECAST: FaceInvocation = {
     params: { name: 'bench_forecast', arguments: { office: 'OKX', x: 33, y: 35 } },
   }),
 };
+
+/** Every face invocation a single-server tool (single-op-ab, the profiler) can be asked for, by key. */
+export const ALL_FACE_INVOCATIONS: FaceInvocation[] = [...FACE_INVOCATIONS, MCP_2025_FORECAST];

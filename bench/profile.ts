@@ -14,13 +14,12 @@ import { startCliGateway } from './cli-gateway.ts';
 import { foreignCores, snapshot } from './cpu.ts';
 import { warmUp } from './rounds.ts';
 import {
+  ALL_FACE_INVOCATIONS,
   BENCH_SCULPTS,
   chainBody,
-  FACE_INVOCATIONS,
   FORECAST_BODY,
   HAND_WRITTEN_PATH,
   JSON_POST,
-  MCP_2025_FORECAST,
 } from './invocations.ts';
 import type { LoadResult, LoadSpec } from './load.ts';
 
@@ -286,7 +285,7 @@ export async function profileTarget(
   }
   const common = { key: target, connections: options.connections, durationSec: options.durationSec };
   // A face other than A2T: its own path, headers and body (invocations.ts).
-  const face = [...FACE_INVOCATIONS, MCP_2025_FORECAST].find((f) => target === `sculptor_${f.key}`);
+  const face = ALL_FACE_INVOCATIONS.find((f) => target === `sculptor_${f.key}`);
   const spec: LoadSpec =
     target.startsWith('hand') || target === 'bare'
       ? { ...common, ...JSON_POST, url: `${server.url}${HAND_WRITTEN_PATH}`, body: FORECAST_BODY }

@@ -9,7 +9,7 @@
  *   node bench/single-op-ab.ts [--rounds 9 --duration 4 --warmup 15 --connections 8] \
  *     name=kind:tree[:KEY=value,…] …
  *   kinds: bare (the node:http floor), hand, hand_tel, sculptor, sculptor_tel; a gateway kind
- *   may name a face of invocations.ts's FACE_INVOCATIONS: sculptor_lite, sculptor_mcp,
+ *   may name a face of invocations.ts's ALL_FACE_INVOCATIONS: sculptor_lite, sculptor_mcp,
  *   sculptor_tel_lite, sculptor_tel_mcp (default A2T), or sculptor_mcp2025 (the 2025-11-25 era);
  *   each is sent with its face's headers
  *
@@ -29,13 +29,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { type ReadyMessage, startChild } from './child.ts';
 import { foreignCores, pidsNamed, processSyscalls, snapshot, usedMs } from './cpu.ts';
-import {
-  FACE_INVOCATIONS,
-  FORECAST_BODY,
-  HAND_WRITTEN_PATH,
-  JSON_POST,
-  MCP_2025_FORECAST,
-} from './invocations.ts';
+import { ALL_FACE_INVOCATIONS, FORECAST_BODY, HAND_WRITTEN_PATH, JSON_POST } from './invocations.ts';
 import type { LoadResult, LoadSpec } from './load.ts';
 import { median } from './stats.ts';
 
@@ -171,9 +165,11 @@ async function main(): Promise<void> {
           ? 'sculptor'
           : kind;
       const faceKey = gatewayKind === kind ? 'a2t' : kind.slice(gatewayKind.length + 1);
-      const face = [...FACE_INVOCATIONS, MCP_2025_FORECAST].find((f) => f.key === faceKey);
+      const face = ALL_FACE_INVOCATIONS.find((f) => f.key === faceKey);
       if (!face)
-        throw new Error(`${arg}: no face '${faceKey}' (${FACE_INVOCATIONS.map((f) => f.key).join(', ')})`);
+        throw new Error(
+          `${arg}: no face '${faceKey}' (${ALL_FACE_INVOCATIONS.map((f) => f.key).join(', ')})`,
+        );
       const invokeUrl = (url: string) => `${url}${face.path}`;
       let body = FORECAST_BODY;
       let headers: Record<string, string> = JSON_POST.headers;

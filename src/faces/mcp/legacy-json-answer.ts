@@ -3,11 +3,9 @@ import {
   isLegacyRequest,
   type McpRequestContext,
   type McpServer,
+  PROTOCOL_VERSION_META_KEY,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
-
-/** The key of a 2026-07-28 request's envelope claim: a request carrying it is never 2025-era. */
-const ENVELOPE_CLAIM = 'io.modelcontextprotocol/protocolVersion';
 
 export interface AnswerOptions {
   authInfo: AuthInfo;
@@ -48,7 +46,10 @@ function answeredAlone(body: unknown): boolean {
   const message = body as { id?: unknown; method?: unknown; params?: { _meta?: Record<string, unknown> } };
   if (typeof message.method !== 'string' || message.id === undefined) return false;
   const meta = message.params?._meta;
-  return meta === undefined || (meta.progressToken === undefined && meta[ENVELOPE_CLAIM] === undefined);
+  // The 2026-07-28 envelope's claim: a request carrying it is never 2025-era.
+  return (
+    meta === undefined || (meta.progressToken === undefined && meta[PROTOCOL_VERSION_META_KEY] === undefined)
+  );
 }
 
 async function answer(

@@ -17,7 +17,11 @@
  * variants measured within the same round. On a shared two-core machine the same server's CPU
  * per request drifts by up to 2× within minutes: many short rounds (`--rounds 20 --duration 1`)
  * resolve smaller differences than a few long ones. Each row also shows the server's system
- * CPU and read/write system calls per request (`/proc/<pid>/io`).
+ * CPU and read/write system calls per request (`/proc/<pid>/io`). Every server starts with the
+ * node flags production starts with (PRODUCTION_NODE_FLAGS), as in the main bench.
+ *
+ *   --alloc  bytes allocated per request, and where (bench/alloc-sampler.ts)
+ *   --gc     what the collector did per request during the rounds (bench/gc-trace.ts)
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -27,8 +31,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { type ReadyMessage, startChild } from './child.ts';
+import { PRODUCTION_NODE_FLAGS, type ReadyMessage, startChild } from './child.ts';
 import { foreignCores, pidsNamed, processSyscalls, snapshot, usedMs } from './cpu.ts';
+import { GC_TRACE_FLAGS, gcPerCall, traceMark } from './gc-trace.ts';
 import { ALL_FACE_INVOCATIONS, FORECAST_BODY, HAND_WRITTEN_PATH, JSON_POST } from './invocations.ts';
 import type { LoadResult, LoadSpec } from './load.ts';
 import { median } from './stats.ts';
@@ -43,9 +48,12 @@ const { values: args, positionals } = parseArgs({
     // Bytes allocated per request instead of trusting CPU alone (bench/alloc-sampler.ts); the
     // sampler's own cost inflates CPU per request, so read the CPU of a run without it.
     alloc: { type: 'boolean', default: false },
+    // The collector's work per request (its pauses are inside the CPU figure, and the trace costs little).
+    gc: { type: 'boolean', default: false },
   },
 });
 const log = (line: string) => process.stderr.write(`${line}\n`);
+const gcFlags = args.gc ? GC_TRACE_FLAGS : [];
 const ALLOC_SAMPLER = new URL('alloc-sampler.ts', import.meta.url).pathname;
 
 interface Server {
@@ -64,7 +72,7 @@ async function forkTree(
 ): Promise<Server> {
   const child = fork(script, argv, {
     execPath: process.execPath,
-    execArgv,
+    execArgv: [...PRODUCTION_NODE_FLAGS, ...execArgv],
     env: { ...process.env, ...env },
     stdio: ['ignore', stdout ? openSync(stdout, 'w') : 2, 'inherit', 'ipc'],
   });
@@ -89,6 +97,8 @@ async function cliGateway(tree: string, env: Record<string, string>, logFile: st
   const child = spawn(
     process.execPath,
     [
+      ...PRODUCTION_NODE_FLAGS,
+      ...gcFlags,
       '--import',
       './src/telemetry/register.ts',
       'src/cli/main.ts',
@@ -175,8 +185,16 @@ async function main(): Promise<void> {
       let headers: Record<string, string> = JSON_POST.headers;
       let server: Server;
       let url: string;
+      // Each server's stdout: its log lines (telemetry kinds) and the collector's trace (--gc).
+      const stdout = path.join(tmp, `${name}.log`);
       if (kind === 'bare') {
-        server = await forkTree(path.join(root, 'bench/bare-proxy.ts'), [], { ...env, ...extra }, []);
+        server = await forkTree(
+          path.join(root, 'bench/bare-proxy.ts'),
+          [],
+          { ...env, ...extra },
+          gcFlags,
+          args.gc ? stdout : undefined,
+        );
         url = `${server.url}${HAND_WRITTEN_PATH}`;
       } else if (kind === 'hand' || kind === 'hand_tel') {
         const tel = kind === 'hand_tel';
@@ -188,8 +206,8 @@ async function main(): Promise<void> {
             ...(tel ? { ...otel, BENCH_TELEMETRY: '1', OTEL_SERVICE_NAME: 'hand-written' } : {}),
             ...extra,
           },
-          tel ? ['--import', path.join(root, 'src/telemetry/register.ts')] : [],
-          tel ? path.join(tmp, `${name}.log`) : undefined,
+          [...gcFlags, ...(tel ? ['--import', path.join(root, 'src/telemetry/register.ts')] : [])],
+          tel || args.gc ? stdout : undefined,
         );
         url = `${server.url}${HAND_WRITTEN_PATH}`;
       } else if (gatewayKind === 'sculptor') {
@@ -197,13 +215,14 @@ async function main(): Promise<void> {
           path.join(root, 'bench/sculptor.ts'),
           [path.join(root, 'bench/sculpts/')],
           { ...env, ...extra },
-          [],
+          gcFlags,
+          args.gc ? stdout : undefined,
         );
         url = invokeUrl(server.url);
         body = face.body;
         headers = face.headers;
       } else if (gatewayKind === 'sculptor_tel') {
-        server = await cliGateway(root, { ...env, ...otel, ...extra }, path.join(tmp, `${name}.log`));
+        server = await cliGateway(root, { ...env, ...otel, ...extra }, stdout);
         url = invokeUrl(server.url);
         body = face.body;
         headers = face.headers;
@@ -249,6 +268,10 @@ async function main(): Promise<void> {
       ...pidsNamed('redis-server'),
     ];
     for (const v of variants) await runLoad({ ...v.spec, durationSec: Number(args.warmup) });
+    const logOf = (v: Variant) => path.join(tmp, `${v.name}.log`);
+    // The collections of the measured rounds only: a warm-up's compilations and heap growth are not a call's.
+    const marks = new Map(args.gc ? variants.map((v) => [v.name, traceMark(logOf(v))]) : []);
+    const calls = new Map(variants.map((v) => [v.name, 0]));
 
     const rounds = new Map<
       string,
@@ -261,6 +284,7 @@ async function main(): Promise<void> {
         const before = snapshot(ours);
         const ioBefore = processSyscalls(v.server.process.pid!);
         const result = await runLoad(v.spec);
+        calls.set(v.name, calls.get(v.name)! + result.requests);
         const ioAfter = processSyscalls(v.server.process.pid!);
         const after = snapshot(ours);
         const cpu = (1000 * (usedMs(before, after, v.server.process.pid!) ?? Number.NaN)) / result.requests;
@@ -301,6 +325,19 @@ async function main(): Promise<void> {
       );
     }
     console.log(rows.join('\n'));
+    if (args.gc) {
+      console.log(
+        [
+          '',
+          '| variant | calls | young collections per 1,000 calls | promoted KiB/call | full collections per 10,000 calls | collector pauses µs/call |',
+          '|---|---:|---:|---:|---:|---:|',
+          ...variants.map((v) => {
+            const gc = gcPerCall(logOf(v), marks.get(v.name)!, calls.get(v.name)!);
+            return `| ${v.name} | ${gc.calls} | ${gc.youngPer1000.toFixed(1)} | ${gc.promotedKiB.toFixed(2)} | ${gc.fullPer10000.toFixed(1)} | ${gc.pauseUs.toFixed(1)} |`;
+          }),
+        ].join('\n'),
+      );
+    }
   } finally {
     await Promise.allSettled([...servers.map((s) => s.stop()), backend.stop(), load.stop()]);
   }

@@ -26,6 +26,11 @@ const from = Number(process.env.BENCH_ALLOC_FROM ?? 2_000);
 const SAMPLING_INTERVAL = 1024;
 /** BENCH_ALLOC_DETAIL=1: a site is also split by the frame that allocated below the project's own. */
 const detail = process.env.BENCH_ALLOC_DETAIL === '1';
+/**
+ * BENCH_ALLOC_SURVIVORS=1: only the objects that outlived a scavenge (promoted, or still alive at
+ * the end), which the collector copies and then marks: what makes a young-generation collection slow.
+ */
+const survivorsOnly = process.env.BENCH_ALLOC_SURVIVORS === '1';
 
 if (file) {
   const session = new Session();
@@ -37,7 +42,7 @@ if (file) {
     session.post('HeapProfiler.startSampling', {
       samplingInterval: SAMPLING_INTERVAL,
       includeObjectsCollectedByMajorGC: true,
-      includeObjectsCollectedByMinorGC: true,
+      includeObjectsCollectedByMinorGC: !survivorsOnly,
     });
   });
   process.on('exit', () => {

@@ -106,6 +106,8 @@ export async function runPeers(options: PeersOptions): Promise<string> {
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'sculptor-peers-'));
   const stops: Array<() => Promise<void>> = [];
   const started: number[] = [];
+  /** The backends and the load generator: every round uses them. */
+  const shared: number[] = [];
   const notes: string[] = [];
   try {
     mkdirSync(CACHE_DIR, { recursive: true });
@@ -148,6 +150,7 @@ export async function runPeers(options: PeersOptions): Promise<string> {
     log('peers: starting the backends, Sculptor, the hand-written servers and the peers');
     const pid = (c: { process: { pid?: number } }) => c.process.pid!;
     const backend = await child<ReadyMessage & { forecastBytes: number }>('backend.ts');
+    shared.push(pid(backend));
     const backendUrl = backend.ready.url!;
     const env = { BENCH_BACKEND_URL: backendUrl };
     const secret = randomBytes(24).toString('hex');
@@ -163,6 +166,7 @@ export async function runPeers(options: PeersOptions): Promise<string> {
     let generatedVersion = '';
     if ('entry' in generated) {
       const jsonBackend = await child('backend.ts', { env: { BENCH_FORECAST_TYPE: 'application/json' } });
+      shared.push(pid(jsonBackend));
       notes.push(
         'openapi-mcp-generator is measured against the same backend answering `application/json`: for the ' +
           'forecast\'s recorded `application/geo+json` its server hands the agent "[object Object]".',
@@ -210,6 +214,7 @@ export async function runPeers(options: PeersOptions): Promise<string> {
       const b = await child<ReadyMessage & { forecastBytes: number }>('backend.ts', {
         env: { BENCH_FORECAST_REPEAT: String(repeat) },
       });
+      shared.push(pid(b));
       const sizedEnv = { BENCH_BACKEND_URL: b.ready.url! };
       sized.push({
         repeat,
@@ -223,6 +228,7 @@ export async function runPeers(options: PeersOptions): Promise<string> {
       });
     }
     const load = await child('load.ts');
+    shared.push(pid(load));
 
     // ------------------------------------------------------------ scenarios
     const common = { connections: options.connections, durationSec: options.durationSec };
@@ -433,7 +439,9 @@ export async function runPeers(options: PeersOptions): Promise<string> {
           run: runLoad,
           spec: { ...s.spec, key: s.key },
           pid: s.pid,
-          ours,
+          // The bench's idle servers count as other load: one still busy after its own round
+          // (a collection, a timer) takes CPU from the server measured now.
+          ours: () => [process.pid, s.pid, ...shared, ...pidsNamed('redis-server')],
           foreignLimit: FOREIGN_LIMIT_CORES,
           maxRetries: MAX_RETRIES,
           budget,

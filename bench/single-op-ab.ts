@@ -11,7 +11,8 @@
  *   kinds: bare (the node:http floor), hand, hand_tel, sculptor, sculptor_tel; a gateway kind
  *   may name a face of invocations.ts's ALL_FACE_INVOCATIONS: sculptor_lite, sculptor_mcp,
  *   sculptor_tel_lite, sculptor_tel_mcp (default A2T), or sculptor_mcp2025 (the 2025-11-25 era);
- *   each is sent with its face's headers
+ *   each is sent with its face's headers. sdk_mcp and sdk_mcp2025: the MCP face's comparator, the
+ *   lean hand-written server on the official SDK (bench/mcp-sdk-server.ts), sent the same call
  *
  * The first variant is the baseline of the ratios; per-round ratios pair
  * variants measured within the same round. On a shared two-core machine the same server's CPU
@@ -173,7 +174,9 @@ async function main(): Promise<void> {
         ? 'sculptor_tel'
         : kind.startsWith('sculptor')
           ? 'sculptor'
-          : kind;
+          : kind.startsWith('sdk_')
+            ? 'sdk'
+            : kind;
       const faceKey = gatewayKind === kind ? 'a2t' : kind.slice(gatewayKind.length + 1);
       const face = ALL_FACE_INVOCATIONS.find((f) => f.key === faceKey);
       if (!face)
@@ -221,13 +224,27 @@ async function main(): Promise<void> {
         url = invokeUrl(server.url);
         body = face.body;
         headers = face.headers;
+      } else if (gatewayKind === 'sdk' && face.path === '/mcp') {
+        // The MCP face's comparator: the lean hand-written server on the official SDK (bench/mcp-sdk-server.ts).
+        server = await forkTree(
+          path.join(root, 'bench/mcp-sdk-server.ts'),
+          [],
+          { ...env, BENCH_MCP_STYLE: 'lean', ...extra },
+          gcFlags,
+          args.gc ? stdout : undefined,
+        );
+        url = invokeUrl(server.url);
+        body = face.body;
+        headers = face.headers;
       } else if (gatewayKind === 'sculptor_tel') {
         server = await cliGateway(root, { ...env, ...otel, ...extra }, stdout);
         url = invokeUrl(server.url);
         body = face.body;
         headers = face.headers;
       } else {
-        throw new Error(`${arg}: kind must be bare, hand, hand_tel, sculptor[_face] or sculptor_tel[_face]`);
+        throw new Error(
+          `${arg}: kind must be bare, hand, hand_tel, sculptor[_face], sculptor_tel[_face] or sdk_mcp[2025]`,
+        );
       }
       servers.push(server);
       const res = await fetch(url, { method: 'POST', headers, body });

@@ -14,7 +14,11 @@ export interface RawExchange {
   status: number | undefined;
   /** ms from connect to the socket's close. */
   closedAfterMs: number;
-  /** Whether the server ended the connection (FIN), rather than our cleanup destroying it. */
+  /**
+   * Whether the server ended the connection, rather than our cleanup destroying it: a FIN, or a
+   * reset (a server closing a socket with bytes of ours still unread, or our next byte arriving
+   * after its close, resets it; under load that races the FIN).
+   */
   endedByServer: boolean;
 }
 
@@ -37,7 +41,9 @@ export function rawClient(url: string, onConnect: (socket: Socket) => void): Raw
     endedByServer = true;
     socket.end();
   });
-  socket.on('error', () => {});
+  socket.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'ECONNRESET' || err.code === 'EPIPE') endedByServer = true;
+  });
   socket.once('connect', () => onConnect(socket));
   const closed = new Promise<RawExchange>((resolve) =>
     socket.once('close', () =>

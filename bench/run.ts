@@ -12,6 +12,7 @@
  *   npm run bench [-- --rounds 7 --duration 2 --warmup 4 --connections 8 --quick]
  *   npm run bench -- --profile hand,sculptor   (CPU profiles instead of the table)
  *   npm run bench -- --peers-only | --no-peers  (only, or without, the peers of peers.ts)
+ *   npm run bench -- --memory-only | --no-memory (only, or without, the memory part of memory.ts)
  *   npm run bench -- --no-instructions          (without the instruction counts of instructions.ts)
  *   BENCH_QUICK=1 npm run bench                 (the same as --quick)
  */
@@ -41,6 +42,7 @@ import {
 } from './invocations.ts';
 import type { LoadResult, LoadSpec } from './load.ts';
 import { countInstructions } from './instructions.ts';
+import { memoryOptions, runMemory } from './memory.ts';
 import { peersOptions, runPeers } from './peers.ts';
 import { loadRunner, WARMUP_MAX_SEC, warmUp } from './rounds.ts';
 import { formatComparison, type Profiled, profileTarget } from './profile.ts';
@@ -62,6 +64,9 @@ const { values: args } = parseArgs({
     /** Only the peers and comparators (peers.ts), or everything but them. */
     'peers-only': { type: 'boolean', default: false },
     'no-peers': { type: 'boolean', default: false },
+    /** Leave out the bytes allocated per call and the resident memory after load (memory.ts). */
+    'no-memory': { type: 'boolean', default: false },
+    'memory-only': { type: 'boolean', default: false },
     /** Leave out the instructions per call counted under callgrind (instructions.ts). */
     'no-instructions': { type: 'boolean', default: false },
     /** Profile mode instead of the table: targets to profile, comma-separated (sculptor, hand, chain, chain_cached). */
@@ -903,12 +908,14 @@ async function profileMain(targets: string[]): Promise<void> {
 }
 
 if (args.profile) await profileMain(args.profile.split(','));
+else if (args['memory-only']) console.log(await runMemory(memoryOptions(quick), log));
 else {
   if (!args['peers-only']) await main();
   if (!args['no-peers']) {
     const given = { rounds: ROUNDS, durationSec: DURATION, warmupSec: WARMUP, connections: CONNECTIONS };
     console.log(await runPeers(peersOptions(quick, given, log)));
   }
+  if (!args['no-memory']) console.log(await runMemory(memoryOptions(quick), log));
   if (!args['no-instructions']) {
     console.log(
       await countInstructions(quick ? { warmup: 1000, calls: 300 } : { warmup: 4000, calls: 1500 }),

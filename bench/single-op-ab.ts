@@ -35,6 +35,7 @@ import { parseArgs } from 'node:util';
 import { PRODUCTION_NODE_FLAGS, type ReadyMessage, startChild } from './child.ts';
 import { foreignCores, pidsNamed, processSyscalls, snapshot, usedMs } from './cpu.ts';
 import { GC_TRACE_FLAGS, gcPerCall, traceMark } from './gc-trace.ts';
+import { readAllocation } from './memory.ts';
 import { ALL_FACE_INVOCATIONS, FORECAST_BODY, HAND_WRITTEN_PATH, JSON_POST } from './invocations.ts';
 import type { LoadResult, LoadSpec } from './load.ts';
 import { median } from './stats.ts';
@@ -376,11 +377,7 @@ function allocationTable(dir: string, names: string[]): string {
   ];
   for (const name of names) {
     try {
-      const alloc = JSON.parse(readFileSync(path.join(dir, `${name}.alloc.json`), 'utf8')) as {
-        requests: number;
-        bytesPerRequest: number;
-        sites: Array<{ site: string; bytesPerRequest: number }>;
-      };
+      const alloc = readAllocation(path.join(dir, `${name}.alloc.json`));
       const kib = (bytes: number) => (bytes / 1024).toFixed(1);
       const sites = alloc.sites
         .slice(0, 6)

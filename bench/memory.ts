@@ -135,9 +135,18 @@ async function allocatedPerCall(durationSec: number): Promise<Record<ServerName,
     const run = loadRunner(load);
     for (const name of ['hand', 'sculptor'] as const)
       await run(forecastCall(servers[name].url, 8, durationSec));
-    // Each sampler writes its file as its server exits.
+    // Each sampler writes its file as its server exits, and writes none below BENCH_ALLOC_FROM calls.
     await Promise.all(Object.values(servers).map((s) => s.child.stop()));
-    return { hand: readAllocation(file('hand')), sculptor: readAllocation(file('sculptor')) };
+    const read = (name: ServerName) => {
+      try {
+        return readAllocation(file(name));
+      } catch {
+        throw new Error(
+          `${name} wrote no allocation sample: fewer than 2,000 calls in ${durationSec} s? Give the memory part more time.`,
+        );
+      }
+    };
+    return { hand: read('hand'), sculptor: read('sculptor') };
   } finally {
     await Promise.allSettled([
       backend.stop(),

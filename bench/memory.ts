@@ -52,7 +52,7 @@ export interface MemoryOptions {
 
 export function memoryOptions(quick: boolean): MemoryOptions {
   return quick
-    ? { allocSec: 3, rssSec: 3, rssConnections: 32 }
+    ? { allocSec: 6, rssSec: 3, rssConnections: 32 }
     : { allocSec: 10, rssSec: 15, rssConnections: 32 };
 }
 
@@ -62,22 +62,38 @@ const LABELS: Record<ServerName, string> = {
   sculptor: 'Sculptor A2T',
 };
 
-/** The two servers, started in `dir` over one backend; `extraEnv` is each server's (the sampler's file). */
-async function startServers(
-  dir: string,
-  backendUrl: string,
-  extraEnv: (name: ServerName) => Record<string, string>,
-): Promise<Record<ServerName, { child: Child; url: string }>> {
-  const env = { BENCH_BACKEND_URL: backendUrl };
-  const hand = await startChild('hand-written.ts', { env: { ...env, ...extraEnv('hand') } });
-  const sculptor = await startChild('sculptor.ts', {
-    args: [forecastOnlySculpts(path.join(dir, 'sculpts'))],
-    env: { ...env, SCULPTOR_SECRET: 'x'.repeat(32), ...extraEnv('sculptor') },
-  });
-  return {
-    hand: { child: hand, url: `${hand.ready.url}${HAND_WRITTEN_PATH}` },
-    sculptor: { child: sculptor, url: `${sculptor.ready.url}/tools/${toolIdFor('bench_forecast')}:invoke` },
-  };
+type Servers = Record<ServerName, { child: Child; url: string }>;
+
+/**
+ * Runs `measure` with a backend, a load generator and the two servers (started in a fresh
+ * directory, `extraEnv` each one's last word on its environment), and stops them all after.
+ */
+async function withServers<T>(
+  extraEnv: (name: ServerName, dir: string) => Record<string, string>,
+  measure: (servers: Servers, run: (spec: LoadSpec) => Promise<LoadResult>, dir: string) => Promise<T>,
+): Promise<T> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'sculptor-memory-'));
+  const backend = await startChild<ReadyMessage>('backend.ts');
+  const load = await startChild('load.ts');
+  const started: Child[] = [];
+  try {
+    const env = { BENCH_BACKEND_URL: backend.ready.url! };
+    const hand = await startChild('hand-written.ts', { env: { ...env, ...extraEnv('hand', dir) } });
+    started.push(hand);
+    const sculptor = await startChild('sculptor.ts', {
+      args: [forecastOnlySculpts(path.join(dir, 'sculpts'))],
+      env: { ...env, SCULPTOR_SECRET: 'x'.repeat(32), ...extraEnv('sculptor', dir) },
+    });
+    started.push(sculptor);
+    const servers: Servers = {
+      hand: { child: hand, url: `${hand.ready.url}${HAND_WRITTEN_PATH}` },
+      sculptor: { child: sculptor, url: `${sculptor.ready.url}/tools/${toolIdFor('bench_forecast')}:invoke` },
+    };
+    return await measure(servers, loadRunner(load), dir);
+  } finally {
+    await Promise.allSettled([backend.stop(), load.stop(), ...started.map((c) => c.stop())]);
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 const forecastCall = (url: string, connections: number, durationSec: number): LoadSpec => ({
@@ -89,72 +105,53 @@ const forecastCall = (url: string, connections: number, durationSec: number): Lo
 });
 
 /** Resident memory of each server idle after start, then right after `durationSec` at `connections`, one after the other. */
-export async function residentMemory(
+export function residentMemory(
   durationSec: number,
   connections: number,
 ): Promise<Record<ServerName, ResidentMemory>> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'sculptor-rss-'));
-  const backend = await startChild<ReadyMessage>('backend.ts');
-  const load = await startChild('load.ts');
-  let servers: Awaited<ReturnType<typeof startServers>> | undefined;
-  try {
-    servers = await startServers(dir, backend.ready.url!, () => ({}));
-    const run = loadRunner(load);
-    await new Promise((r) => setTimeout(r, 2000));
-    const measured = {} as Record<ServerName, ResidentMemory>;
-    for (const name of ['hand', 'sculptor'] as const) {
-      const { child, url } = servers[name];
-      const pid = child.process.pid!;
-      const idleMb = rss(pid);
-      const result = await run(forecastCall(url, connections, durationSec));
-      measured[name] = { idleMb, afterMb: rss(pid), load: result, helpers: childrenMemory(pid) };
-    }
-    return measured;
-  } finally {
-    await Promise.allSettled([
-      backend.stop(),
-      load.stop(),
-      ...Object.values(servers ?? {}).map((s) => s.child.stop()),
-    ]);
-    rmSync(dir, { recursive: true, force: true });
-  }
+  return withServers(
+    () => ({}),
+    async (servers, run) => {
+      await new Promise((r) => setTimeout(r, 2000));
+      const measured = {} as Record<ServerName, ResidentMemory>;
+      for (const name of ['hand', 'sculptor'] as const) {
+        const { child, url } = servers[name];
+        const pid = child.process.pid!;
+        const idleMb = rss(pid);
+        const result = await run(forecastCall(url, connections, durationSec));
+        measured[name] = { idleMb, afterMb: rss(pid), load: result, helpers: childrenMemory(pid) };
+      }
+      return measured;
+    },
+  );
 }
 
+const allocFile = (dir: string, name: ServerName) => path.join(dir, `${name}.alloc.json`);
+
 /** Bytes allocated per call by each server under `durationSec` of load at 8 connections. */
-async function allocatedPerCall(durationSec: number): Promise<Record<ServerName, AllocationReport>> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'sculptor-alloc-'));
-  const file = (name: ServerName) => path.join(dir, `${name}.alloc.json`);
-  const backend = await startChild<ReadyMessage>('backend.ts');
-  const load = await startChild('load.ts');
-  let servers: Awaited<ReturnType<typeof startServers>> | undefined;
-  try {
-    servers = await startServers(dir, backend.ready.url!, (name) => ({
+function allocatedPerCall(durationSec: number): Promise<Record<ServerName, AllocationReport>> {
+  return withServers(
+    (name, dir) => ({
       NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${ALLOC_SAMPLER}`.trim(),
-      BENCH_ALLOC_FILE: file(name),
-    }));
-    const run = loadRunner(load);
-    for (const name of ['hand', 'sculptor'] as const)
-      await run(forecastCall(servers[name].url, 8, durationSec));
-    // Each sampler writes its file as its server exits, and writes none below BENCH_ALLOC_FROM calls.
-    await Promise.all(Object.values(servers).map((s) => s.child.stop()));
-    const read = (name: ServerName) => {
-      try {
-        return readAllocation(file(name));
-      } catch {
-        throw new Error(
-          `${name} wrote no allocation sample: fewer than 2,000 calls in ${durationSec} s? Give the memory part more time.`,
-        );
-      }
-    };
-    return { hand: read('hand'), sculptor: read('sculptor') };
-  } finally {
-    await Promise.allSettled([
-      backend.stop(),
-      load.stop(),
-      ...Object.values(servers ?? {}).map((s) => s.child.stop()),
-    ]);
-    rmSync(dir, { recursive: true, force: true });
-  }
+      BENCH_ALLOC_FILE: allocFile(dir, name),
+    }),
+    async (servers, run, dir) => {
+      for (const name of ['hand', 'sculptor'] as const)
+        await run(forecastCall(servers[name].url, 8, durationSec));
+      // Each sampler writes its file as its server exits, and writes none below BENCH_ALLOC_FROM calls.
+      await Promise.all(Object.values(servers).map((s) => s.child.stop()));
+      const read = (name: ServerName) => {
+        try {
+          return readAllocation(allocFile(dir, name));
+        } catch {
+          throw new Error(
+            `${name} wrote no allocation sample: fewer than 2,000 calls in ${durationSec} s? Give the memory part more time.`,
+          );
+        }
+      };
+      return { hand: read('hand'), sculptor: read('sculptor') };
+    },
+  );
 }
 
 /** The memory section of `npm run bench`: a table of both servers and a verdict per target. */

@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Child, type ReadyMessage, startChild } from './child.ts';
-import { pidsNamed, waitForQuiet } from './cpu.ts';
+import { pidsNamed, processTree, waitForQuiet } from './cpu.ts';
 import { type ExternalServer, freePort, startExternal } from './external-server.ts';
 import { FASTMCP_SERVER, prepareFastMcp } from './fastmcp-peer.ts';
 import { GENERATOR, prepareGeneratedPeer } from './generated-mcp-peer.ts';
@@ -440,8 +440,9 @@ export async function runPeers(options: PeersOptions): Promise<string> {
           spec: { ...s.spec, key: s.key },
           pid: s.pid,
           // The bench's idle servers count as other load: one still busy after its own round
-          // (a collection, a timer) takes CPU from the server measured now.
-          ours: () => [process.pid, s.pid, ...shared, ...pidsNamed('redis-server')],
+          // (a collection, a timer) takes CPU from the server measured now; the measured server's own
+          // child processes, if any, are its work.
+          ours: () => [process.pid, ...processTree(s.pid), ...shared, ...pidsNamed('redis-server')],
           foreignLimit: FOREIGN_LIMIT_CORES,
           maxRetries: MAX_RETRIES,
           budget,

@@ -21,6 +21,18 @@ export const MAX_ALLOCATED_KIB = 60;
 export const MAX_RSS_RATIO = 1.2;
 
 const ALLOC_SAMPLER = new URL('alloc-sampler.ts', import.meta.url).pathname;
+
+/**
+ * The environment that preloads bench/alloc-sampler.ts into a server, writing `file` as it exits;
+ * `nodeOptions` are the server's own NODE_OPTIONS, kept.
+ */
+export function allocationSamplerEnv(
+  file: string,
+  nodeOptions = process.env.NODE_OPTIONS ?? '',
+): { NODE_OPTIONS: string; BENCH_ALLOC_FILE: string } {
+  return { NODE_OPTIONS: `${nodeOptions} --import=${ALLOC_SAMPLER}`.trim(), BENCH_ALLOC_FILE: file };
+}
+
 const MB = 1024 * 1024;
 
 /** What bench/alloc-sampler.ts wrote as its server exited. */
@@ -131,10 +143,7 @@ const allocFile = (dir: string, name: ServerName) => path.join(dir, `${name}.all
 /** Bytes allocated per call by each server under `durationSec` of load at 8 connections. */
 function allocatedPerCall(durationSec: number): Promise<Record<ServerName, AllocationReport>> {
   return withServers(
-    (name, dir) => ({
-      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${ALLOC_SAMPLER}`.trim(),
-      BENCH_ALLOC_FILE: allocFile(dir, name),
-    }),
+    (name, dir) => allocationSamplerEnv(allocFile(dir, name)),
     async (servers, run, dir) => {
       for (const name of ['hand', 'sculptor'] as const)
         await run(forecastCall(servers[name].url, 8, durationSec));

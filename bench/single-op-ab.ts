@@ -35,7 +35,7 @@ import { parseArgs } from 'node:util';
 import { PRODUCTION_NODE_FLAGS, type ReadyMessage, startChild } from './child.ts';
 import { foreignCores, pidsNamed, processSyscalls, snapshot, usedMs } from './cpu.ts';
 import { GC_TRACE_FLAGS, gcPerCall, traceMark } from './gc-trace.ts';
-import { readAllocation } from './memory.ts';
+import { allocationSamplerEnv, readAllocation } from './memory.ts';
 import { ALL_FACE_INVOCATIONS, FORECAST_BODY, HAND_WRITTEN_PATH, JSON_POST } from './invocations.ts';
 import type { LoadResult, LoadSpec } from './load.ts';
 import { median } from './stats.ts';
@@ -56,7 +56,6 @@ const { values: args, positionals } = parseArgs({
 });
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const gcFlags = args.gc ? GC_TRACE_FLAGS : [];
-const ALLOC_SAMPLER = new URL('alloc-sampler.ts', import.meta.url).pathname;
 
 interface Server {
   process: ChildProcess;
@@ -134,6 +133,8 @@ async function cliGateway(tree: string, env: Record<string, string>, logFile: st
 
 interface Variant {
   name: string;
+  /** The server's stdout: its log lines (telemetry kinds) and the collector's trace (--gc). */
+  stdout: string;
   server: Server;
   spec: LoadSpec;
 }
@@ -166,9 +167,13 @@ async function main(): Promise<void> {
       );
       if (args.alloc) {
         // Applies to every kind: `extra` is each server's last word on its environment.
-        extra.NODE_OPTIONS =
-          `${extra.NODE_OPTIONS ?? process.env.NODE_OPTIONS ?? ''} --import=${ALLOC_SAMPLER}`.trim();
-        extra.BENCH_ALLOC_FILE = path.join(tmp, `${name}.alloc.json`);
+        Object.assign(
+          extra,
+          allocationSamplerEnv(
+            path.join(tmp, `${name}.alloc.json`),
+            extra.NODE_OPTIONS ?? process.env.NODE_OPTIONS,
+          ),
+        );
       }
       const root = path.resolve(tree);
       const gatewayKind = kind.startsWith('sculptor_tel')
@@ -189,7 +194,6 @@ async function main(): Promise<void> {
       let headers: Record<string, string> = JSON_POST.headers;
       let server: Server;
       let url: string;
-      // Each server's stdout: its log lines (telemetry kinds) and the collector's trace (--gc).
       const stdout = path.join(tmp, `${name}.log`);
       if (kind === 'bare') {
         server = await forkTree(
@@ -261,7 +265,7 @@ async function main(): Promise<void> {
         connections: Number(args.connections),
         durationSec: Number(args.duration),
       };
-      variants.push({ name, server, spec });
+      variants.push({ name, stdout, server, spec });
       log(`${name}: ${kind} of ${root} ${JSON.stringify(extra)}, pid ${server.process.pid}`);
     }
 
@@ -286,9 +290,8 @@ async function main(): Promise<void> {
       ...pidsNamed('redis-server'),
     ];
     for (const v of variants) await runLoad({ ...v.spec, durationSec: Number(args.warmup) });
-    const logOf = (v: Variant) => path.join(tmp, `${v.name}.log`);
     // The collections of the measured rounds only: a warm-up's compilations and heap growth are not a call's.
-    const marks = new Map(args.gc ? variants.map((v) => [v.name, traceMark(logOf(v))]) : []);
+    const marks = new Map(args.gc ? variants.map((v) => [v.name, traceMark(v.stdout)]) : []);
     const calls = new Map(variants.map((v) => [v.name, 0]));
 
     const rounds = new Map<
@@ -350,7 +353,7 @@ async function main(): Promise<void> {
           '| variant | calls | young collections per 1,000 calls | promoted KiB/call | full collections per 10,000 calls | collector pauses µs/call |',
           '|---|---:|---:|---:|---:|---:|',
           ...variants.map((v) => {
-            const gc = gcPerCall(logOf(v), marks.get(v.name)!, calls.get(v.name)!);
+            const gc = gcPerCall(v.stdout, marks.get(v.name)!, calls.get(v.name)!);
             return `| ${v.name} | ${gc.calls} | ${gc.youngPer1000.toFixed(1)} | ${gc.promotedKiB.toFixed(2)} | ${gc.fullPer10000.toFixed(1)} | ${gc.pauseUs.toFixed(1)} |`;
           }),
         ].join('\n'),

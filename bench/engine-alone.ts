@@ -21,6 +21,7 @@ import { compileSculpts } from '../src/compile/compile-sculpts.ts';
 import type { BackendClient } from '../src/http/backend-client.ts';
 import { DEFAULTS } from '../src/http/backend-client.ts';
 import { decodeBody } from '../src/http/decode-body.ts';
+import { outputRecord } from '../src/invoke/call-service.ts';
 import { createCore } from '../src/server/create-core.ts';
 import { createMetrics } from '../src/telemetry/metrics.ts';
 
@@ -91,7 +92,7 @@ async function timed(run: () => Promise<unknown>): Promise<number> {
 // Both sides must give the same answer before either is timed.
 const { outputs } = await core.engine.invoke(tool, inputs);
 const expected = JSON.stringify(await handler());
-if (JSON.stringify(Object.fromEntries(outputs.map((o) => [o.name, o.value]))) !== expected) {
+if (JSON.stringify(outputRecord(outputs)) !== expected) {
   throw new Error(`The engine answered ${JSON.stringify(outputs)}, the handler ${expected}.`);
 }
 // A shared machine drifts within seconds: the two run in turn, and each figure is a median of rounds.

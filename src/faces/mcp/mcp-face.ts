@@ -5,7 +5,7 @@ import type { CallerDirectory } from '../../callers/load-callers.ts';
 import { protectedResourceMetadata } from '../../callers/protected-resource.ts';
 import { SculptorError, toSculptorError } from '../../errors/sculptor-error.ts';
 import type { StreamAdmission } from '../../invoke/call-service.ts';
-import type { Face } from '../common/face.ts';
+import { answering, type Face } from '../common/face.ts';
 import { readJsonBody } from '../common/read-json-body.ts';
 import { requestCaller, requestParty } from '../common/request-caller.ts';
 import type { legacyJsonAnswerer } from './legacy-json-answer.ts';
@@ -64,43 +64,6 @@ export function createMcpFace(options: McpFaceOptions): McpFace {
       throw err;
     }));
 
-  const app = new Hono();
-  app.all(endpoint, async (c) => {
-    const caller = await requestCaller(c, options.callers?.());
-    // Sculptor reads and counts the body itself (the SDK's own read has no cap once handed one).
-    const parsedBody =
-      c.req.method === 'POST' ? await readJsonBody(c, MAX_MCP_BODY_BYTES, 'the JSON-RPC message') : undefined;
-    // Each `tools/call` of the request — every call of a JSON-RPC batch on its own — goes through
-    // the call service with this party, so a batch is admitted exactly as that many single calls.
-    const who: McpCaller = requestParty(c, caller);
-    // authInfo is the SDK's pass-through slot for who a request is from; the token itself stays here.
-    const authInfo: AuthInfo = { token: '', clientId: caller.name, scopes: [], extra: { [CALLER]: who } };
-    const listen = options.admitStream ? listenRequest(parsedBody) : undefined;
-    if (listen === undefined) {
-      const { entry, answerAlone } = await handlers();
-      const request = c.req.raw;
-      const alone = answerAlone(request, { authInfo, parsedBody });
-      return (alone && (await alone)) ?? entry.fetch(request, { authInfo, parsedBody });
-    }
-    let release: () => void;
-    try {
-      release = options.admitStream!(who);
-    } catch (err) {
-      return refuse(c, toSculptorError(err), listen.id);
-    }
-    let answer: Response;
-    try {
-      answer = await (await handlers()).entry.fetch(c.req.raw, { authInfo, parsedBody });
-    } catch (err) {
-      release();
-      throw err;
-    }
-    return heldWhileOpen(answer, release);
-  });
-  app.get(RESOURCE_METADATA, (c) => resourceMetadata(c));
-  app.get(`${RESOURCE_METADATA}${endpoint}`, (c) => resourceMetadata(c));
-  app.onError((err, c) => refuse(c, toSculptorError(err)));
-
   const resourceMetadata = (c: Context) => {
     const directory = options.callers?.();
     if (!directory) throw new SculptorError('request.not_found', 'This gateway takes no bearer tokens.');
@@ -133,6 +96,49 @@ export function createMcpFace(options: McpFaceOptions): McpFace {
     };
     return new Response(JSON.stringify(body), { status: error.status, headers });
   };
+
+  // Each route answers its own errors (`answering`): an `app.onError` costs a compose per request (face.ts).
+  const app = new Hono();
+  app.all(
+    endpoint,
+    answering(async (c) => {
+      const caller = await requestCaller(c, options.callers?.());
+      // Sculptor reads and counts the body itself (the SDK's own read has no cap once handed one).
+      const parsedBody =
+        c.req.method === 'POST'
+          ? await readJsonBody(c, MAX_MCP_BODY_BYTES, 'the JSON-RPC message')
+          : undefined;
+      // Each `tools/call` of the request — every call of a JSON-RPC batch on its own — goes through
+      // the call service with this party, so a batch is admitted exactly as that many single calls.
+      const who: McpCaller = requestParty(c, caller);
+      // authInfo is the SDK's pass-through slot for who a request is from; the token itself stays here.
+      const authInfo: AuthInfo = { token: '', clientId: caller.name, scopes: [], extra: { [CALLER]: who } };
+      const listen = options.admitStream ? listenRequest(parsedBody) : undefined;
+      if (listen === undefined) {
+        const { entry, answerAlone } = await handlers();
+        const request = c.req.raw;
+        const alone = answerAlone(request, { authInfo, parsedBody });
+        return (alone && (await alone)) ?? entry.fetch(request, { authInfo, parsedBody });
+      }
+      let release: () => void;
+      try {
+        release = options.admitStream!(who);
+      } catch (err) {
+        return refuse(c, toSculptorError(err), listen.id);
+      }
+      let answer: Response;
+      try {
+        answer = await (await handlers()).entry.fetch(c.req.raw, { authInfo, parsedBody });
+      } catch (err) {
+        release();
+        throw err;
+      }
+      return heldWhileOpen(answer, release);
+    }, refuse),
+  );
+  const metadata = answering((c) => Promise.resolve(resourceMetadata(c)), refuse);
+  app.get(RESOURCE_METADATA, metadata);
+  app.get(`${RESOURCE_METADATA}${endpoint}`, metadata);
 
   return {
     name: 'mcp',

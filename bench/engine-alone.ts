@@ -68,6 +68,7 @@ const tools = await compileSculpts(new URL('sculpts/', import.meta.url).pathname
 const tool = tools.find((t) => t.signature.name === 'bench_forecast')!;
 const core = createCore({ client, resilience: true, instrument: { metrics: createMetrics() } });
 const inputs = { office: 'OKX', x: 33, y: 35 };
+const invoke = () => core.engine.invoke(tool, inputs);
 
 interface Forecast {
   properties: { periods: Array<{ temperature: number; shortForecast: string }> };
@@ -90,19 +91,19 @@ async function timed(run: () => Promise<unknown>): Promise<number> {
 }
 
 // Both sides must give the same answer before either is timed.
-const { outputs } = await core.engine.invoke(tool, inputs);
+const { outputs } = await invoke();
 const expected = JSON.stringify(await handler());
 if (JSON.stringify(outputRecord(outputs)) !== expected) {
   throw new Error(`The engine answered ${JSON.stringify(outputs)}, the handler ${expected}.`);
 }
 // A shared machine drifts within seconds: the two run in turn, and each figure is a median of rounds.
-await timed(() => core.engine.invoke(tool, inputs));
+await timed(invoke);
 await timed(handler);
 const engine: number[] = [];
 const hand: number[] = [];
 const own: number[] = [];
 for (let round = 0; round < rounds; round++) {
-  engine.push(await timed(() => core.engine.invoke(tool, inputs)));
+  engine.push(await timed(invoke));
   hand.push(await timed(handler));
   own.push(engine.at(-1)! - hand.at(-1)!);
 }

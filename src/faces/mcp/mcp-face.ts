@@ -64,7 +64,7 @@ export function createMcpFace(options: McpFaceOptions): McpFace {
       throw err;
     }));
 
-  const resourceMetadata = (c: Context) => {
+  const resourceMetadata = async (c: Context) => {
     const directory = options.callers?.();
     if (!directory) throw new SculptorError('request.not_found', 'This gateway takes no bearer tokens.');
     const resource = `${new URL(c.req.url).origin}${endpoint}`;
@@ -136,7 +136,7 @@ export function createMcpFace(options: McpFaceOptions): McpFace {
       return heldWhileOpen(answer, release);
     }, refuse),
   );
-  const metadata = answering((c) => Promise.resolve(resourceMetadata(c)), refuse);
+  const metadata = answering(resourceMetadata, refuse);
   app.get(RESOURCE_METADATA, metadata);
   app.get(`${RESOURCE_METADATA}${endpoint}`, metadata);
 

@@ -10,17 +10,15 @@
  *   backend is explicitly internal (`allowPrivate`);
  * - the body is decoded and counted while streaming, then parsed under caps.
  *
- * undici `request()` (not `fetch`) is used: it follows no redirects, adds no
- * headers of its own beyond HTTP/1.1 framing (host, content-length,
- * connection), and does not decode bodies behind our back.
+ * undici's dispatch API (not `fetch`) is used (backend-exchange.ts): it follows
+ * no redirects, adds no headers of its own beyond HTTP/1.1 framing (host,
+ * content-length, connection), and does not decode bodies behind our back.
  */
 import { Agent, type Dispatcher } from 'undici';
 import { SculptorError } from '../errors/sculptor-error.ts';
-import { bodyKind, decodeBody, mediaType } from './decode-body.ts';
+import { exchange, type ExchangeLimits } from './backend-exchange.ts';
 import { createConnector, type LookupFunction } from './egress-policy.ts';
 import { toBackendError } from './map-error.ts';
-import { readBody } from './read-body.ts';
-import { filterResponseHeaders } from './response-headers.ts';
 
 export interface BackendRequest {
   method: string;
@@ -103,50 +101,6 @@ function createAgent(
   });
 }
 
-function single(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value.join(', ') : value;
-}
-
-/** Drops a body we will not read. Destroying it without a reason makes undici emit an AbortError: swallow it. */
-function discard(stream: Dispatcher.ResponseData['body']): void {
-  stream.on('error', () => {});
-  stream.destroy();
-}
-
-/**
- * undici acts on an abort only once the request has a connection: while a
- * connect is pending (a blackholed SYN) it just records the reason and
- * waits for the connect timeout. This settles at the deadline instead; undici
- * then drops the request unsent when the connection resolves, and the
- * half-open connect ends at connectTimeoutMs.
- */
-function untilAborted(
-  pending: Promise<Dispatcher.ResponseData>,
-  signal: AbortSignal,
-): Promise<Dispatcher.ResponseData> {
-  return new Promise((resolve, reject) => {
-    let settled = false;
-    const onAbort = (): void => {
-      settled = true;
-      reject(signal.reason);
-    };
-    // A signal aborts once, and both outcomes below remove the listener: no `once` to parse.
-    signal.addEventListener('abort', onAbort);
-    pending.then(
-      (response) => {
-        signal.removeEventListener('abort', onAbort);
-        // Lost the race to the deadline: nobody will read this body.
-        if (settled) return discard(response.body);
-        resolve(response);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err);
-      },
-    );
-  });
-}
-
 function parseTarget(raw: string): URL {
   let url: URL;
   try {
@@ -168,13 +122,15 @@ function parseTarget(raw: string): URL {
 
 export function createBackendClient(options: BackendClientOptions = {}): BackendClient {
   const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs;
-  const bodyLimits = {
-    maxResponseBytes: options.maxResponseBytes ?? DEFAULTS.maxResponseBytes,
-    maxCompressionRatio: options.maxCompressionRatio ?? DEFAULTS.maxCompressionRatio,
-  };
-  const jsonLimits = {
-    maxDepth: options.maxJsonDepth ?? DEFAULTS.maxJsonDepth,
-    maxArrayLength: options.maxArrayLength ?? DEFAULTS.maxArrayLength,
+  const limits: ExchangeLimits = {
+    body: {
+      maxResponseBytes: options.maxResponseBytes ?? DEFAULTS.maxResponseBytes,
+      maxCompressionRatio: options.maxCompressionRatio ?? DEFAULTS.maxCompressionRatio,
+    },
+    json: {
+      maxDepth: options.maxJsonDepth ?? DEFAULTS.maxJsonDepth,
+      maxArrayLength: options.maxArrayLength ?? DEFAULTS.maxArrayLength,
+    },
   };
   // Two pools because allowPrivate is per request while a pooled socket is
   // per origin: a socket opened for an internal backend must never serve a
@@ -182,50 +138,30 @@ export function createBackendClient(options: BackendClientOptions = {}): Backend
   const publicOnly = createAgent(connectTimeoutMs, false, options.lookup);
   const anyAddress = createAgent(connectTimeoutMs, true, options.lookup);
 
-  async function send(req: BackendRequest, opts: SendOptions): Promise<BackendResponse> {
+  // Not async: the exchange's promise is the call's, not wrapped in one more.
+  function send(req: BackendRequest, opts: SendOptions): Promise<BackendResponse> {
     const { signal } = opts;
-    if (signal.aborted) throw toBackendError(signal.reason, signal);
-    const url = parseTarget(req.url);
+    if (signal.aborted) return Promise.reject(toBackendError(signal.reason, signal));
+    let url: URL;
+    try {
+      url = parseTarget(req.url);
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
     const agent = opts.allowPrivate === true ? anyAddress : publicOnly;
 
-    let response: Dispatcher.ResponseData;
-    try {
-      response = await untilAborted(
-        agent.request({
-          origin: url.origin,
-          path: `${url.pathname}${url.search}`,
-          method: req.method as Dispatcher.HttpMethod,
-          headers: req.headers,
-          body: req.body ?? null,
-          signal,
-        }),
-        signal,
-      );
-    } catch (err) {
-      throw toBackendError(err, signal);
-    }
-
-    const { statusCode: status, body: stream } = response;
-    try {
-      if (status >= 300 && status < 400) {
-        // Reading the rest would be wasted; destroying closes the socket.
-        discard(stream);
-        throw new SculptorError('upstream.redirect', `The backend answered with a redirect (${status}).`);
-      }
-      const headers = filterResponseHeaders(response.headers);
-      // Framing comes from the raw headers: a backend naming Content-Type in
-      // `Connection` hides it from the caller, not from the decoder.
-      const rawContentType = single(response.headers['content-type']) ?? '';
-      const contentType = mediaType(rawContentType);
-      const keep = bodyKind(contentType) !== 'none' && status !== 204 && req.method.toUpperCase() !== 'HEAD';
-      const encoding = single(response.headers['content-encoding']);
-      const { data, bytes } = await readBody(stream, encoding, bodyLimits, keep, signal);
-      const body = decodeBody(data, rawContentType, jsonLimits);
-      return { status, headers, contentType, body, bytes };
-    } catch (err) {
-      discard(stream);
-      throw toBackendError(err, signal);
-    }
+    return exchange(
+      agent,
+      {
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: req.method as Dispatcher.HttpMethod,
+        headers: req.headers,
+        body: req.body ?? null,
+      },
+      signal,
+      limits,
+    );
   }
 
   async function close(): Promise<void> {

@@ -1,13 +1,14 @@
 /**
  * Reads a backend response body under the size caps of RELIABILITY B6.
  *
- * undici's `request()` hands back the body exactly as sent (it does not
- * decode Content-Encoding, unlike `fetch`), so decoding happens here with
- * node:zlib streams. Sizes are counted while streaming: wire and decoded
- * bytes against `maxResponseBytes`, and decoded/consumed-encoded against
+ * undici hands back the body exactly as sent (it does not decode
+ * Content-Encoding, unlike `fetch`); the backend exchange counts a plain answer
+ * itself and feeds an encoded one to a stream read here, decoded with node:zlib
+ * streams. Sizes are counted while streaming: wire and decoded bytes against
+ * `maxResponseBytes`, and decoded/consumed-encoded against
  * `maxCompressionRatio`, so a 200 KiB gzip bomb is stopped after about 1 MiB
- * of output instead of inflating 200 MiB. Throwing from the sink makes the
- * pipeline destroy the undici body, which destroys the socket.
+ * of output instead of inflating 200 MiB. A cap reached fails the read, and
+ * the exchange then aborts its request, which destroys the socket.
  */
 import type { Readable } from 'node:stream';
 import { Transform, Writable } from 'node:stream';

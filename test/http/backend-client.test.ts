@@ -69,6 +69,14 @@ describe('JSON and other bodies', () => {
     expect(res.bytes).toBe(Buffer.byteLength(JSON.stringify(res.body)));
   });
 
+  it('decodes a large gzip answer arriving faster than it inflates, every byte of it', async () => {
+    const res = await get('/big-gzip?mb=3', 10_000);
+    const items = res.body as string[];
+    expect(items.length).toBeGreaterThan(3000);
+    expect(items.every((item) => /^[0-9a-f]{1024}$/.test(item))).toBe(true);
+    expect(res.bytes).toBe(Buffer.byteLength(JSON.stringify(items)));
+  });
+
   it('strips a UTF-8 BOM', async () => {
     expect((await get('/bom')).body).toEqual({ bom: true });
   });

@@ -13,6 +13,7 @@
  *   /reset-mid                   headers and part of the body, then TCP reset
  *   /lying-length[?hold=1]       Content-Length 1000, 10 bytes, then close (or hold open)
  *   /big?mb=N                    N MiB of valid JSON, streamed
+ *   /big-gzip?mb=N               N MiB of valid JSON that compresses only ≈ 2:1, gzipped, in 64 KiB writes
  *   /array?n=N                   a JSON array of N numbers
  *   /gzip-bomb                   ~200 KiB gzip that inflates to 200 MiB of valid JSON
  *   /bad-gzip                    Content-Encoding gzip, body not gzip
@@ -34,6 +35,7 @@
  * every TCP connection is counted (egress tests assert that none arrived).
  * Timers die with their socket, so nothing outlives close().
  */
+import { randomBytes } from 'node:crypto';
 import { type ChildProcess, spawn } from 'node:child_process';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
@@ -197,6 +199,29 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, log: Logged
           }
         }
         res.end('"end"]');
+      };
+      res.on('close', () => res.removeAllListeners('drain'));
+      pump();
+      return;
+    }
+    case '/big-gzip': {
+      // Hex of random bytes: a large encoded answer well under the compression-ratio cap.
+      const items: string[] = [];
+      const total = intParam(url, 'mb', 3) * 1024 * 1024;
+      for (let size = 2; size < total; size += 1027) items.push(`"${randomBytes(512).toString('hex')}"`);
+      const body = zlib.gzipSync(`[${items.join(',')}]`);
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      let offset = 0;
+      const pump = (): void => {
+        while (offset < body.length) {
+          const chunk = body.subarray(offset, offset + 64 * 1024);
+          offset += chunk.length;
+          if (!res.write(chunk)) {
+            res.once('drain', pump);
+            return;
+          }
+        }
+        res.end();
       };
       res.on('close', () => res.removeAllListeners('drain'));
       pump();

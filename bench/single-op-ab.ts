@@ -12,7 +12,9 @@
  *   may name a face of invocations.ts's ALL_FACE_INVOCATIONS: sculptor_lite, sculptor_mcp,
  *   sculptor_tel_lite, sculptor_tel_mcp (default A2T), or sculptor_mcp2025 (the 2025-11-25 era);
  *   each is sent with its face's headers. sdk_mcp and sdk_mcp2025: the MCP face's comparator, the
- *   lean hand-written server on the official SDK (bench/mcp-sdk-server.ts), sent the same call
+ *   lean hand-written server on the official SDK (bench/mcp-sdk-server.ts), sent the same call.
+ *   `BENCH_NODE_FLAGS=--flag --flag` among a variant's KEY=value pairs starts that server with
+ *   those node flags after production's.
  *
  * The first variant is the baseline of the ratios; per-round ratios pair
  * variants measured within the same round. On a shared two-core machine the same server's CPU
@@ -73,7 +75,11 @@ async function forkTree(
 ): Promise<Server> {
   const child = fork(script, argv, {
     execPath: process.execPath,
-    execArgv: [...PRODUCTION_NODE_FLAGS, ...execArgv],
+    execArgv: [
+      ...PRODUCTION_NODE_FLAGS,
+      ...(env.BENCH_NODE_FLAGS ? env.BENCH_NODE_FLAGS.split(' ') : []),
+      ...execArgv,
+    ],
     env: { ...process.env, ...env },
     stdio: ['ignore', stdout ? openSync(stdout, 'w') : 2, 'inherit', 'ipc'],
   });

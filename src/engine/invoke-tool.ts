@@ -240,7 +240,7 @@ export function createEngine(options: EngineOptions): Engine {
  * The chain: each step starts as soon as the steps it reads are done, so independent steps run
  * concurrently; results are written per step id, so the outcome does not depend on timing.
  */
-async function runChain(
+function runChain(
   tool: CompiledTool,
   ctx: StepContext,
   reports: StepReport[],
@@ -250,6 +250,7 @@ async function runChain(
   const total = tool.steps.length;
   let done = 0;
   onProgress?.(0, total);
+  const stepDone = onProgress && (() => onProgress(++done, total));
   const starter = (step: CompiledStep) => {
     const report: StepReport = {
       id: step.id,
@@ -265,19 +266,20 @@ async function runChain(
       ctx.tracer.traceStep(
         describeStep(step),
         report,
-        () =>
-          inReport(report, async () => {
-            ctx.steps[step.id] = await runStep(step, ctx, report);
-            onProgress?.(++done, total);
-          }),
+        () => runReported(step, ctx, report, stepDone),
         total === 1,
       );
   };
-  // One step: nothing to schedule, no other step to stop when it fails.
-  if (total === 1) {
-    await starter(tool.steps[0]!)();
-    return;
-  }
+  // One step: nothing to schedule, no other step to stop when it fails, and no promise around its own.
+  if (total === 1) return starter(tool.steps[0]!)();
+  return runConcurrently(tool, starter, abort);
+}
+
+async function runConcurrently(
+  tool: CompiledTool,
+  starter: (step: CompiledStep) => () => Promise<void>,
+  abort: AbortController,
+): Promise<void> {
   const running = new Map<string, Promise<unknown>>();
   for (const step of tool.steps) {
     const start = starter(step);
@@ -298,20 +300,43 @@ async function runChain(
   }
 }
 
+/** Runs one chain step inside its report, keeping its result: inReport's work, with no closure to run. */
+async function runReported(
+  step: CompiledStep,
+  ctx: StepContext,
+  report: StepReport,
+  stepDone: (() => void) | undefined,
+): Promise<void> {
+  const t0 = performance.now();
+  try {
+    ctx.steps[step.id] = await runStep(step, ctx, report);
+    stepDone?.();
+  } catch (err) {
+    throw reportFailure(report, err);
+  } finally {
+    report.durationMs = performance.now() - t0;
+  }
+}
+
 /** Runs one step execution inside its report: its duration, and the error's code and hint when it fails. */
 async function inReport<T>(report: StepReport, run: () => Promise<T>): Promise<T> {
   const t0 = performance.now();
   try {
     return await run();
   } catch (err) {
-    const error = toSculptorError(err);
-    report.errorCode = error.code;
-    if (error.hint !== undefined) report.errorHint = error.hint;
-    if (report.outcome === 'not_run') report.outcome = 'error';
-    throw err;
+    throw reportFailure(report, err);
   } finally {
     report.durationMs = performance.now() - t0;
   }
+}
+
+/** Records why a step failed in its report; returns the error, to be thrown on as it is. */
+function reportFailure(report: StepReport, err: unknown): unknown {
+  const error = toSculptorError(err);
+  report.errorCode = error.code;
+  if (error.hint !== undefined) report.errorHint = error.hint;
+  if (report.outcome === 'not_run') report.outcome = 'error';
+  return err;
 }
 
 /** An invocation's allowance of backend calls: one object, no closure. */

@@ -195,44 +195,30 @@ export async function callBackend(
     });
   };
 
-  const send = async (): Promise<StoredAnswer> => {
-    let response: BackendResponse;
-    if (credentials.token) {
-      const tokenRequest = await credentials.token();
-      const bearer = async () => {
-        const token = await ctx.tokens.token(tokenRequest, ctx.signal);
-        watchSecrets(ctx.secrets, step.backend, [{ value: token }]);
-        return {
-          token,
-          auth: [
-            ...credentials.auth,
-            { in: 'header' as const, name: 'authorization', value: `Bearer ${token}` },
-          ],
-        };
+  // With an OAuth token: fetched first, and once more when the backend refuses it.
+  const sendWithToken = async (): Promise<BackendResponse> => {
+    const tokenRequest = await credentials.token!();
+    const bearer = async () => {
+      const token = await ctx.tokens.token(tokenRequest, ctx.signal);
+      watchSecrets(ctx.secrets, step.backend, [{ value: token }]);
+      return {
+        token,
+        auth: [
+          ...credentials.auth,
+          { in: 'header' as const, name: 'authorization', value: `Bearer ${token}` },
+        ],
       };
-      const first = await bearer();
-      response = await sendOnce(first.auth);
-      // A refused token (revoked, rotated keys, clock skew): drop it, fetch a new one, try once more.
-      if (response.status === 401) {
-        ctx.tokens.invalidate(tokenRequest, first.token);
-        response = await sendOnce((await bearer()).auth);
-      }
-    } else {
-      response = await sendOnce(credentials.auth);
-    }
-    ctx.debug?.response?.(step.id, response, ctx.secrets.keys());
-    report.status = response.status;
-    const retryAfter = retryAfterOf(response);
-    const headers = keptHeaders(step, response);
-    const decoded = decodeAnswer(step, response);
-    ctx.debug?.decoded?.(step.id, decoded.body);
-    // Absent fields stay absent (the answer may be cached), set without a spread per field.
-    const answer: StoredAnswer = { status: response.status, body: decoded.body };
-    if (decoded.fault) answer.fault = decoded.fault;
-    if (retryAfter !== undefined) answer.retryAfter = retryAfter;
-    if (headers) answer.headers = headers;
-    return answer;
+    };
+    const first = await bearer();
+    const response = await sendOnce(first.auth);
+    if (response.status !== 401) return response;
+    // A refused token (revoked, rotated keys, clock skew): drop it, fetch a new one, try once more.
+    ctx.tokens.invalidate(tokenRequest, first.token);
+    return sendOnce((await bearer()).auth);
   };
+  // Without one, the sender's own promise: no async layer around it.
+  const send = (): Promise<BackendResponse> =>
+    credentials.token ? sendWithToken() : sendOnce(credentials.auth);
 
   let answer: StoredAnswer;
   const stepCache = step.cache;
@@ -249,7 +235,7 @@ export async function callBackend(
       ctx.cacheSecret,
     );
     const cached = await ctx.cache.getOrLoad(key, stepCache.ttlMs, async () => {
-      const value = await send();
+      const value = answerOf(step, ctx, report, await send());
       // Only definitive, successful answers are kept (RELIABILITY E3) — a SOAP fault is not one;
       // never one that echoed a credential this invocation holds or sent, even one its projection
       // drops: the store outlives the call and is read by whoever reaches Redis.
@@ -265,10 +251,31 @@ export async function callBackend(
     report.status = answer.status;
   } else {
     report.cache = step.cache ? 'bypass' : 'off';
-    answer = await send();
+    answer = answerOf(step, ctx, report, await send());
   }
 
   return { request, answer };
+}
+
+/** What a step keeps of the backend's response: its status, decoded body, fault, Retry-After and kept headers. */
+function answerOf(
+  step: CompiledStep,
+  ctx: StepContext,
+  report: StepReport,
+  response: BackendResponse,
+): StoredAnswer {
+  ctx.debug?.response?.(step.id, response, ctx.secrets.keys());
+  report.status = response.status;
+  const retryAfter = retryAfterOf(response);
+  const headers = keptHeaders(step, response);
+  const decoded = decodeAnswer(step, response);
+  ctx.debug?.decoded?.(step.id, decoded.body);
+  // Absent fields stay absent (the answer may be cached), set without a spread per field.
+  const answer: StoredAnswer = { status: response.status, body: decoded.body };
+  if (decoded.fault) answer.fault = decoded.fault;
+  if (retryAfter !== undefined) answer.retryAfter = retryAfter;
+  if (headers) answer.headers = headers;
+  return answer;
 }
 
 function buildBackendRequest(

@@ -1,7 +1,7 @@
 /**
  * The gateway exactly as production starts it, for the telemetry scenario:
  *
- *   node --max-semi-space-size=16 --import ./src/telemetry/register.ts src/cli/main.ts serve <dir>
+ *   node --max-semi-space-size=16 --no-allocation-site-pretenuring --import ./src/telemetry/register.ts src/cli/main.ts serve <dir>
  *
  * with JSON logs on stdout (to a file here) and traces exported over OTLP.
  * It says where it listens in its `serving` log line; SIGTERM drains it.

@@ -40,6 +40,7 @@ describe('Dockerfile', () => {
     expect(cmd).toEqual([
       'node',
       '--max-semi-space-size=16',
+      '--no-allocation-site-pretenuring',
       '--import',
       './src/telemetry/register.ts',
       'src/cli/main.ts',

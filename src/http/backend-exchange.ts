@@ -8,21 +8,13 @@
  */
 import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
+import type { BackendResponse } from './backend-client.ts';
 import { SculptorError } from '../errors/sculptor-error.ts';
 import { bodyKind, decodeBody, mediaType } from './decode-body.ts';
 import { toBackendError } from './map-error.ts';
 import type { JsonLimits } from './parse-json.ts';
-import { type BodyLimits, readBody } from './read-body.ts';
+import { answerTooLarge, type BodyLimits, readBody, type ReadBodyResult, readResult } from './read-body.ts';
 import { filterResponseHeaders } from './response-headers.ts';
-
-/** What an exchange answers: BackendResponse's fields (backend-client.ts). */
-export interface ExchangeAnswer {
-  status: number;
-  headers: Record<string, string>;
-  contentType: string;
-  body: unknown;
-  bytes: number;
-}
 
 export interface ExchangeLimits {
   body: BodyLimits;
@@ -42,7 +34,7 @@ export function exchange(
   request: Dispatcher.DispatchOptions,
   signal: AbortSignal,
   limits: ExchangeLimits,
-): Promise<ExchangeAnswer> {
+): Promise<BackendResponse> {
   return new Promise((resolve, reject) => {
     const handler = new Exchange(resolve, reject, signal, limits, request.method === 'HEAD');
     // The handler is the listener (handleEvent): no closure per call. It is removed when the
@@ -57,7 +49,7 @@ function single(value: string | string[] | undefined): string | undefined {
 }
 
 class Exchange implements Dispatcher.DispatchHandler {
-  #resolve: (answer: ExchangeAnswer) => void;
+  #resolve: (answer: BackendResponse) => void;
   #reject: (error: SculptorError) => void;
   readonly #signal: AbortSignal;
   readonly #limits: ExchangeLimits;
@@ -75,7 +67,7 @@ class Exchange implements Dispatcher.DispatchHandler {
   #encoded: Readable | undefined;
 
   constructor(
-    resolve: (answer: ExchangeAnswer) => void,
+    resolve: (answer: BackendResponse) => void,
     reject: (error: SculptorError) => void,
     signal: AbortSignal,
     limits: ExchangeLimits,
@@ -122,7 +114,7 @@ class Exchange implements Dispatcher.DispatchHandler {
     const encoded = new Readable({ read: () => controller.resume() });
     this.#encoded = encoded;
     readBody(encoded, encoding, this.#limits.body, this.#keep, this.#signal).then(
-      ({ data, bytes }) => this.#finish(data, bytes),
+      (read) => this.#finish(read),
       (err: unknown) => this.#fail(err),
     );
   }
@@ -135,7 +127,7 @@ class Exchange implements Dispatcher.DispatchHandler {
     }
     this.#bytes += chunk.length;
     if (this.#bytes > this.#limits.body.maxResponseBytes) {
-      this.#fail(new SculptorError('upstream.too_large', 'The backend answer is too large.'));
+      this.#fail(answerTooLarge());
     } else if (this.#keep) this.#chunks.push(chunk);
   }
 
@@ -143,24 +135,14 @@ class Exchange implements Dispatcher.DispatchHandler {
     if (this.#settled) return;
     if (this.#encoded)
       this.#encoded.push(null); // readBody settles the exchange
-    else {
-      const bytes = this.#bytes;
-      const chunks = this.#chunks;
-      const data =
-        !this.#keep || bytes === 0
-          ? undefined
-          : chunks.length === 1
-            ? chunks[0]!
-            : Buffer.concat(chunks, bytes);
-      this.#finish(data, bytes);
-    }
+    else this.#finish(readResult(this.#chunks, this.#bytes, this.#keep));
   }
 
   onResponseError(_controller: Dispatcher.DispatchController | null, error: Error): void {
     this.#fail(error);
   }
 
-  #finish(data: Buffer | undefined, bytes: number): void {
+  #finish({ data, bytes }: ReadBodyResult): void {
     if (this.#settled) return;
     const rawContentType = single(this.#headers['content-type']) ?? '';
     let body: unknown;
@@ -170,7 +152,7 @@ class Exchange implements Dispatcher.DispatchHandler {
       this.#fail(err);
       return;
     }
-    const answer: ExchangeAnswer = {
+    const answer: BackendResponse = {
       status: this.#status,
       headers: filterResponseHeaders(this.#headers),
       contentType: mediaType(rawContentType),

@@ -36,6 +36,17 @@ export const RATIO_CHECK_FROM = 1024 * 1024;
 /** More layers than this is not something a real server sends. */
 const MAX_CODINGS = 3;
 
+/** An answer past `maxResponseBytes`, on the wire or decoded. */
+export function answerTooLarge(): SculptorError {
+  return tooLarge('The backend answer is too large.');
+}
+
+/** What a read kept: its chunks as one buffer (none when not kept, or empty), and its decoded size. */
+export function readResult(chunks: Buffer[], bytes: number, keep: boolean): ReadBodyResult {
+  if (!keep || bytes === 0) return { data: undefined, bytes };
+  return { data: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes), bytes };
+}
+
 function tooLarge(message: string): SculptorError {
   return new SculptorError('upstream.too_large', message);
 }
@@ -126,7 +137,7 @@ async function readDecoded(
   const wireCounter = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       wireBytes += chunk.length;
-      if (wireBytes > limits.maxResponseBytes) return callback(tooLarge('The backend answer is too large.'));
+      if (wireBytes > limits.maxResponseBytes) return callback(answerTooLarge());
       callback(null, chunk);
     },
   });
@@ -134,8 +145,7 @@ async function readDecoded(
   const sink = new Writable({
     write(chunk: Buffer, _encoding, callback) {
       decodedBytes += chunk.length;
-      if (decodedBytes > limits.maxResponseBytes)
-        return callback(tooLarge('The backend answer is too large.'));
+      if (decodedBytes > limits.maxResponseBytes) return callback(answerTooLarge());
       if (
         outer !== undefined &&
         decodedBytes > RATIO_CHECK_FROM &&
@@ -157,11 +167,7 @@ async function readDecoded(
     if (isDecodeError(err)) throw invalid('The backend answer could not be decompressed.', err);
     throw err;
   }
-  if (!keep || decodedBytes === 0) return { data: undefined, bytes: decodedBytes };
-  return {
-    data: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, decodedBytes),
-    bytes: decodedBytes,
-  };
+  return readResult(chunks, decodedBytes, keep);
 }
 
 /**
@@ -187,8 +193,7 @@ function readPlain(
       body.off('error', settle);
       signal.removeEventListener('abort', onAbort);
       if (error === undefined) {
-        if (!keep || bytes === 0) resolve({ data: undefined, bytes });
-        else resolve({ data: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes), bytes });
+        resolve(readResult(chunks, bytes, keep));
         return;
       }
       // Destroying the body destroys the socket: nothing more is read. undici
@@ -200,7 +205,7 @@ function readPlain(
     };
     const onData = (chunk: Buffer) => {
       bytes += chunk.length;
-      if (bytes > limits.maxResponseBytes) settle(tooLarge('The backend answer is too large.'));
+      if (bytes > limits.maxResponseBytes) settle(answerTooLarge());
       else if (keep) chunks.push(chunk);
     };
     const onEnd = () => settle(undefined);

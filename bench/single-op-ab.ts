@@ -8,7 +8,8 @@
  *
  *   node bench/single-op-ab.ts [--rounds 9 --duration 4 --warmup 15 --connections 8] \
  *     name=kind:tree[:KEY=value,…] …
- *   kinds: bare (the node:http floor), hand, hand_tel, sculptor, sculptor_tel; a gateway kind
+ *   kinds: bare (the node:http floor), hand, hand_tel, duty (bench/duty-equal.ts), sculptor,
+ *   sculptor_tel; a gateway kind
  *   may name a face of invocations.ts's ALL_FACE_INVOCATIONS: sculptor_lite, sculptor_mcp,
  *   sculptor_tel_lite, sculptor_tel_mcp (default A2T), or sculptor_mcp2025 (the 2025-11-25 era);
  *   each is sent with its face's headers. sdk_mcp and sdk_mcp2025: the MCP face's comparator, the
@@ -23,6 +24,7 @@
  * CPU and read/write system calls per request (`/proc/<pid>/io`). Every server starts with the
  * node flags production starts with (PRODUCTION_NODE_FLAGS), as in the main bench.
  *
+ *   --idle S every measurement after S seconds with no load (servers idle, as in a long rotation)
  *   --alloc  bytes allocated per request, and where (bench/alloc-sampler.ts)
  *   --gc     what the collector did per request during the rounds (bench/gc-trace.ts)
  */
@@ -49,6 +51,7 @@ const { values: args, positionals } = parseArgs({
     duration: { type: 'string', default: '4' },
     warmup: { type: 'string', default: '15' },
     connections: { type: 'string', default: '8' },
+    idle: { type: 'string', default: '0' },
     // Bytes allocated per request instead of trusting CPU alone (bench/alloc-sampler.ts); the
     // sampler's own cost inflates CPU per request, so read the CPU of a run without it.
     alloc: { type: 'boolean', default: false },
@@ -210,6 +213,15 @@ async function main(): Promise<void> {
           args.gc ? stdout : undefined,
         );
         url = `${server.url}${HAND_WRITTEN_PATH}`;
+      } else if (kind === 'duty') {
+        server = await forkTree(
+          path.join(root, 'bench/duty-equal.ts'),
+          [],
+          { ...env, ...extra },
+          gcFlags,
+          args.gc ? stdout : undefined,
+        );
+        url = `${server.url}${HAND_WRITTEN_PATH}`;
       } else if (kind === 'hand' || kind === 'hand_tel') {
         const tel = kind === 'hand_tel';
         server = await forkTree(
@@ -254,7 +266,7 @@ async function main(): Promise<void> {
         headers = face.headers;
       } else {
         throw new Error(
-          `${arg}: kind must be bare, hand, hand_tel, sculptor[_face], sculptor_tel[_face] or sdk_mcp[2025]`,
+          `${arg}: kind must be bare, hand, hand_tel, duty, sculptor[_face], sculptor_tel[_face] or sdk_mcp[2025]`,
         );
       }
       servers.push(server);
@@ -302,12 +314,22 @@ async function main(): Promise<void> {
 
     const rounds = new Map<
       string,
-      Array<{ cpu: number; rps: number; foreign: number; reads: number; writes: number; systemUs: number }>
+      Array<{
+        cpu: number;
+        rps: number;
+        foreign: number;
+        reads: number;
+        writes: number;
+        systemUs: number;
+        faults: number;
+      }>
     >(variants.map((v) => [v.name, []]));
     for (let r = 0; r < Number(args.rounds); r++) {
       const order = variants.map((_, i) => variants[(i + r) % variants.length]!);
       const line: string[] = [];
       for (const v of order) {
+        // Every server sits idle this long before its load, as in a run of many servers in turn.
+        if (Number(args.idle) > 0) await sleep(1000 * Number(args.idle));
         const before = snapshot(ours);
         const ioBefore = processSyscalls(v.server.process.pid!);
         const result = await runLoad(v.spec);
@@ -322,11 +344,12 @@ async function main(): Promise<void> {
           reads: perRequest((x) => x.reads),
           writes: perRequest((x) => x.writes),
           systemUs: 1000 * perRequest((x) => x.systemMs),
+          faults: perRequest((x) => x.minorFaults),
         };
         rounds.get(v.name)!.push({ cpu, rps: result.rps, foreign, ...io });
         const failed = result.non2xx + result.errors + result.timeouts;
         line.push(
-          `${v.name} ${cpu.toFixed(0)} µs (system ${io.systemUs.toFixed(0)}; syscalls ${io.reads.toFixed(1)} r ${io.writes.toFixed(1)} w) ${result.rps.toFixed(0)} req/s (other ${foreign.toFixed(2)})${failed ? ` ${failed} failed` : ''}`,
+          `${v.name} ${cpu.toFixed(0)} µs (system ${io.systemUs.toFixed(0)}; syscalls ${io.reads.toFixed(1)} r ${io.writes.toFixed(1)} w; page faults ${io.faults.toFixed(2)}) ${result.rps.toFixed(0)} req/s (other ${foreign.toFixed(2)})${failed ? ` ${failed} failed` : ''}`,
         );
       }
       log(`round ${r + 1}: ${line.join(' | ')}`);
@@ -388,8 +411,9 @@ function allocationTable(dir: string, names: string[]): string {
     try {
       const alloc = readAllocation(path.join(dir, `${name}.alloc.json`));
       const kib = (bytes: number) => (bytes / 1024).toFixed(1);
+      // The sampler kept BENCH_ALLOC_SITES sites (its default 25); the table shows six unless asked.
       const sites = alloc.sites
-        .slice(0, 6)
+        .slice(0, Number(process.env.BENCH_ALLOC_SITES ?? 6))
         .map((s) => `${s.site} ${kib(s.bytesPerRequest)}`)
         .join('; ');
       rows.push(`| ${name} | ${alloc.requests} | ${kib(alloc.bytesPerRequest)} | ${sites} |`);

@@ -85,8 +85,9 @@ export function buildRequest(
     }
     if (value !== undefined && value !== null) supplied.push([key, param, value]);
   }
-  const missing = required.filter((key) => !Object.hasOwn(params, key) || params[key] == null);
-  if (missing.length > 0) {
+  for (const key of required) {
+    if (Object.hasOwn(params, key) && params[key] != null) continue;
+    const missing = required.filter((k) => !Object.hasOwn(params, k) || params[k] == null);
     throw new SculptorError('compile.missing_param', `${route} requires parameter(s) ${missing.join(', ')}.`);
   }
   const hasBody = body !== undefined && body !== null;
@@ -100,19 +101,20 @@ export function buildRequest(
   const pathValues = new Map<string, string>();
   const query: string[] = [];
   const headers: Record<string, string> = {};
-  const cookies: string[] = [];
+  // Cookie parameters are rare: their list is made for a request that has one.
+  let cookies: string[] | undefined;
   for (const [key, param, value] of supplied) {
     try {
       if (param.in === 'path') pathValues.set(param.name, serializePathValue(param, value));
       else if (param.in === 'query') query.push(...serializeQueryValue(param, value));
       else if (param.in === 'header') addHeader(headers, param.name, serializeHeaderValue(param, value));
-      else cookies.push(...serializeCookieValue(param, value));
+      else (cookies ??= []).push(...serializeCookieValue(param, value));
     } catch (error) {
       if (!(error instanceof InvalidValue)) throw error;
       problems.push({ parameter: key, reason: `${param.in} parameter ${error.message}` });
     }
   }
-  if (cookies.length > 0) addHeader(headers, 'cookie', cookies.join('; '));
+  if (cookies) addHeader(headers, 'cookie', cookies.join('; '));
 
   const request: BuiltRequest = { method: op.method, url: '', headers };
   if (hasBody) {

@@ -58,7 +58,8 @@ export function createA2tLiteFace(options: A2tLiteFaceOptions): Face {
 
   const route = async (c: Context, match: LiteRouteMatch) => {
     // Every listing and call needs a caller (RELIABILITY D1); what it sees is its tenant's.
-    const caller = await requestCaller(c, options.callers?.());
+    const found = requestCaller(c, options.callers?.());
+    const caller = found instanceof Promise ? await found : found;
     const audience = audienceOf(caller);
     const catalog = options.catalog();
     switch (match.route.name) {

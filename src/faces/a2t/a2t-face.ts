@@ -33,7 +33,8 @@ export function createA2tFace(options: A2tFaceOptions): Face {
 
   const route = async (c: Context) => {
     // Every A2T route needs a caller (RELIABILITY D1), even to learn that a path does not exist.
-    const caller = await requestCaller(c, options.callers?.());
+    const found = requestCaller(c, options.callers?.());
+    const caller = found instanceof Promise ? await found : found;
     const audience = audienceOf(caller);
     const raw = rawPath(c);
     const match = raw.startsWith(prefix) ? matchRoute(raw.slice(prefix.length)) : undefined;

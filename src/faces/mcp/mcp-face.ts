@@ -102,7 +102,8 @@ export function createMcpFace(options: McpFaceOptions): McpFace {
   app.all(
     endpoint,
     answering(async (c) => {
-      const caller = await requestCaller(c, options.callers?.());
+      const found = requestCaller(c, options.callers?.());
+      const caller = found instanceof Promise ? await found : found;
       // Sculptor reads and counts the body itself (the SDK's own read has no cap once handed one).
       const parsedBody =
         c.req.method === 'POST'

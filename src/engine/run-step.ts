@@ -13,6 +13,7 @@ import { SculptorError } from '../errors/sculptor-error.ts';
 import type { BackendRequest, BackendResponse } from '../http/backend-client.ts';
 import type { CallBudget, ResilientSendOptions } from '../http/resilient-sender.ts';
 import type { TokenSource } from '../oauth/token-source.ts';
+import type { Operation } from '../openapi/load-openapi.ts';
 import type { AnswerFault } from '../openapi/operation-codec.ts';
 import {
   credentialsFor,
@@ -189,7 +190,7 @@ export async function callBackend(
       deadlineAt: ctx.deadlineAt,
       idempotent: step.idempotent,
       // Its own circuit breaker: another operation of the same backend failing does not pause it.
-      operation: `${step.operation.method} ${step.operation.path}`,
+      operation: breakerName(step.operation),
       allowPrivate: ctx.allowPrivate || step.backend.allowPrivate,
       calls: ctx.calls,
     });
@@ -255,6 +256,18 @@ export async function callBackend(
   }
 
   return { request, answer };
+}
+
+const breakerNames = new WeakMap<Operation, string>();
+
+/** An operation's name for its circuit breaker, `GET /path/{x}`: made once per operation, not per call. */
+function breakerName(operation: Operation): string {
+  let name = breakerNames.get(operation);
+  if (name === undefined) {
+    name = `${operation.method} ${operation.path}`;
+    breakerNames.set(operation, name);
+  }
+  return name;
 }
 
 /** What a step keeps of the backend's response: its status, decoded body, fault, Retry-After and kept headers. */

@@ -59,10 +59,14 @@ export interface CallBudget {
 const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
 const RETRY_STATUSES = new Set([429, 502, 503, 504]);
 
-/** Shared by every operation of an origin: the bulkhead and the retry budget. */
+/** Shared by every operation of an origin: the bulkhead and the retry budget; and its breakers. */
 interface OriginState {
   inFlight: number;
   retriesInFlight: number;
+  /** Per operation, found by the operation's name alone: no key is built per call. */
+  breakers: Map<string, BreakerState>;
+  /** For calls that name no operation. */
+  breaker: BreakerState | undefined;
 }
 
 /** One breaker: per operation, or per origin for calls that name none. */
@@ -88,22 +92,28 @@ export function withResilience(client: Sender, options: ResilienceOptions = {}):
     now: Date.now,
     ...options,
   };
-  // Both maps are bounded by the configuration: origins and operations come from the sculpts.
+  // Bounded by the configuration: origins and operations come from the sculpts.
   const origins = new Map<string, OriginState>();
-  const breakers = new Map<string, BreakerState>();
   const originOf = (origin: string): OriginState => {
     let state = origins.get(origin);
     if (!state) {
-      state = { inFlight: 0, retriesInFlight: 0 };
+      state = { inFlight: 0, retriesInFlight: 0, breakers: new Map(), breaker: undefined };
       origins.set(origin, state);
     }
     return state;
   };
-  const breakerOf = (key: string): BreakerState => {
-    let breaker = breakers.get(key);
+  const newBreaker = (): BreakerState => ({
+    failures: 0,
+    openUntil: 0,
+    openMs: o.breakerOpenMs,
+    probing: false,
+  });
+  const breakerOf = (state: OriginState, operation: string | undefined): BreakerState => {
+    if (!operation) return (state.breaker ??= newBreaker());
+    let breaker = state.breakers.get(operation);
     if (!breaker) {
-      breaker = { failures: 0, openUntil: 0, openMs: o.breakerOpenMs, probing: false };
-      breakers.set(key, breaker);
+      breaker = newBreaker();
+      state.breakers.set(operation, breaker);
     }
     return breaker;
   };
@@ -151,7 +161,7 @@ export function withResilience(client: Sender, options: ResilienceOptions = {}):
     async send(request, sendOptions: ResilientSendOptions) {
       const origin = urlOrigin(request.url);
       const state = originOf(origin);
-      const breaker = breakerOf(sendOptions.operation ? `${origin} ${sendOptions.operation}` : origin);
+      const breaker = breakerOf(state, sendOptions.operation);
       const idempotent =
         sendOptions.idempotent === true || IDEMPOTENT_METHODS.has(request.method.toUpperCase());
       for (let attempt = 1; ; attempt++) {

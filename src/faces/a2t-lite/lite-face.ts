@@ -79,8 +79,7 @@ export function createA2tLiteFace(options: A2tLiteFaceOptions): Face {
           tool: { name: match.name! },
           party: requestParty(c, caller),
           signal: c.req.raw.signal,
-          arguments: async () =>
-            (await readJsonBody(c, MAX_CALL_BODY_BYTES, 'the arguments')) as ToolArguments,
+          arguments: () => readJsonBody(c, MAX_CALL_BODY_BYTES, 'the arguments') as Promise<ToolArguments>,
         });
         const meta =
           match.groupId === undefined

@@ -69,10 +69,10 @@ export function createA2tFace(options: A2tFaceOptions): Face {
           party: requestParty(c, caller),
           signal: c.req.raw.signal,
           // The envelope is read once the call is admitted; its problems are the invocation's.
-          arguments: async (tool) => {
-            const body = await readJsonBody(c, MAX_INVOKE_BODY_BYTES, 'the invocation');
-            return () => readInvocation(tool, body);
-          },
+          arguments: (tool) =>
+            readJsonBody(c, MAX_INVOKE_BODY_BYTES, 'the invocation').then(
+              (body) => () => readInvocation(tool, body),
+            ),
         });
         return callAnswer({ output_parameters: outputs });
       }

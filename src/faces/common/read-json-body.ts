@@ -10,12 +10,18 @@ const JSON_TYPE = /^application\/json\s*(;\s*charset="?utf-8"?\s*)?$/i;
  * against `maxBytes` (chunked bodies included, RELIABILITY A1), then parsed. `what` names the
  * body in the errors ("the invocation", "the JSON-RPC message").
  */
-export async function readJsonBody(c: Context, maxBytes: number, what: string): Promise<unknown> {
+export function readJsonBody(c: Context, maxBytes: number, what: string): Promise<unknown> {
   const type = c.req.header('content-type') ?? '';
   if (!JSON_TYPE.test(type.trim())) {
-    throw new SculptorError('request.unsupported_media_type', `Send ${what} as application/json.`);
+    return Promise.reject(
+      new SculptorError('request.unsupported_media_type', `Send ${what} as application/json.`),
+    );
   }
-  const text = await readRequestBody(c, maxBytes);
+  // Not an async function: the read's promise, parsed, with no frame suspended around it.
+  return readRequestBody(c, maxBytes).then(parseBody);
+}
+
+function parseBody(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {

@@ -108,7 +108,7 @@ export function createOpenApiFace(options: OpenApiFaceOptions): Face {
           tool: { name: match.segment! },
           party: requestParty(c, caller),
           signal: c.req.raw.signal,
-          arguments: async () => (await readJsonBody(c, MAX_CALL_BODY_BYTES, 'the inputs')) as ToolArguments,
+          arguments: () => readJsonBody(c, MAX_CALL_BODY_BYTES, 'the inputs') as Promise<ToolArguments>,
         });
         return callAnswer(outputRecord(outputs));
       }

@@ -204,18 +204,9 @@ async function main(): Promise<void> {
       let server: Server;
       let url: string;
       const stdout = path.join(tmp, `${name}.log`);
-      if (kind === 'bare') {
+      if (kind === 'bare' || kind === 'duty') {
         server = await forkTree(
-          path.join(root, 'bench/bare-proxy.ts'),
-          [],
-          { ...env, ...extra },
-          gcFlags,
-          args.gc ? stdout : undefined,
-        );
-        url = `${server.url}${HAND_WRITTEN_PATH}`;
-      } else if (kind === 'duty') {
-        server = await forkTree(
-          path.join(root, 'bench/duty-equal.ts'),
+          path.join(root, kind === 'bare' ? 'bench/bare-proxy.ts' : 'bench/duty-equal.ts'),
           [],
           { ...env, ...extra },
           gcFlags,

@@ -89,7 +89,10 @@ export function credentialsFor(backend: CompiledBackend, caller: InvocationCalle
   // An exchanged token is the user's: caller-scoped cache entries are kept per user.
   if (token?.user) id = `${id}\u0000${token.user}`;
   if (backend.passThrough.length === 0) {
-    return { auth, credentialId: `${caller.tenant}\u0000${id}`, ...(token ? { token: token.request } : {}) };
+    // Every step call takes this path: no object spread into the result.
+    const credentials: StepCredentials = { auth, credentialId: `${caller.tenant}\u0000${id}` };
+    if (token) credentials.token = token.request;
+    return credentials;
   }
 
   const values: string[] = [];

@@ -58,11 +58,16 @@ export function createMcpFace(options: McpFaceOptions): McpFace {
   // The SDK (with zod) is loaded by the first MCP request: ≈ 13 MB of memory that a gateway whose
   // agents speak A2T alone never needs.
   let loading: Promise<McpHandlers> | undefined;
+  // Once loaded, read as a value: every request after the first is spared an await.
+  let loaded: McpHandlers | undefined;
   const handlers = (): Promise<McpHandlers> =>
-    (loading ??= loadHandlers(options).catch((err: unknown) => {
-      loading = undefined; // a later request tries again
-      throw err;
-    }));
+    (loading ??= loadHandlers(options).then(
+      (h) => (loaded = h),
+      (err: unknown) => {
+        loading = undefined; // a later request tries again
+        throw err;
+      },
+    ));
 
   const resourceMetadata = async (c: Context) => {
     const directory = options.callers?.();
@@ -116,7 +121,7 @@ export function createMcpFace(options: McpFaceOptions): McpFace {
       const authInfo: AuthInfo = { token: '', clientId: caller.name, scopes: [], extra: { [CALLER]: who } };
       const listen = options.admitStream ? listenRequest(parsedBody) : undefined;
       if (listen === undefined) {
-        const { entry, answerAlone } = await handlers();
+        const { entry, answerAlone } = loaded ?? (await handlers());
         const request = c.req.raw;
         const alone = answerAlone(request, { authInfo, parsedBody });
         return (alone && (await alone)) ?? entry.fetch(request, { authInfo, parsedBody });
@@ -129,7 +134,7 @@ export function createMcpFace(options: McpFaceOptions): McpFace {
       }
       let answer: Response;
       try {
-        answer = await (await handlers()).entry.fetch(c.req.raw, { authInfo, parsedBody });
+        answer = await (loaded ?? (await handlers())).entry.fetch(c.req.raw, { authInfo, parsedBody });
       } catch (err) {
         release();
         throw err;

@@ -107,8 +107,9 @@ export function readBody(
   keep: boolean,
   signal: AbortSignal,
 ): Promise<ReadBodyResult> {
-  // Not an async function: the common case returns readPlain's promise itself, not one more
-  // promise (and two more turns) around it.
+  // Not an async function: a plain body returns readPlain's promise itself, not one more promise
+  // (and two more turns) around it. The backend exchange reads plain answers itself and hands
+  // only encoded ones here.
   return contentEncoding === undefined
     ? readPlain(body, limits, keep, signal)
     : readDecoded(body, contentEncoding, limits, keep, signal);

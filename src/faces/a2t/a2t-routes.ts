@@ -17,7 +17,20 @@ export interface A2tRoute {
   pattern: RegExp;
 }
 
+/** Tried in this order: invocations first, the most frequent requests (the patterns exclude one another). */
 export const A2T_ROUTES: readonly A2tRoute[] = [
+  {
+    name: 'invoke',
+    method: 'POST',
+    template: '/tools/{toolId}:invoke',
+    pattern: new RegExp(`^/tools/${UUID}:invoke$`),
+  },
+  {
+    name: 'invokeVersion',
+    method: 'POST',
+    template: '/tools/{toolId}/versions/{version}:invoke',
+    pattern: new RegExp(`^/tools/${UUID}/versions/${VERSION}:invoke$`),
+  },
   { name: 'listTools', method: 'GET', template: '/tools', pattern: /^\/tools$/ },
   { name: 'getTool', method: 'GET', template: '/tools/{toolId}', pattern: new RegExp(`^/tools/${UUID}$`) },
   {
@@ -32,18 +45,6 @@ export const A2T_ROUTES: readonly A2tRoute[] = [
     template: '/tools/{toolId}/versions/{version}',
     pattern: new RegExp(`^/tools/${UUID}/versions/${VERSION}$`),
   },
-  {
-    name: 'invoke',
-    method: 'POST',
-    template: '/tools/{toolId}:invoke',
-    pattern: new RegExp(`^/tools/${UUID}:invoke$`),
-  },
-  {
-    name: 'invokeVersion',
-    method: 'POST',
-    template: '/tools/{toolId}/versions/{version}:invoke',
-    pattern: new RegExp(`^/tools/${UUID}/versions/${VERSION}:invoke$`),
-  },
 ];
 
 export interface RouteMatch {
@@ -52,14 +53,9 @@ export interface RouteMatch {
   version?: number;
 }
 
-/** The routes in the order they are tried: invocations first, the most frequent requests (the patterns exclude one another). */
-const BY_FREQUENCY = [...A2T_ROUTES].sort(
-  (a, b) => Number(b.method === 'POST') - Number(a.method === 'POST'),
-);
-
 /** The route a path (below the platform root) names, whatever the method. */
 export function matchRoute(path: string): RouteMatch | undefined {
-  for (const route of BY_FREQUENCY) {
+  for (const route of A2T_ROUTES) {
     const m = route.pattern.exec(path);
     if (!m) continue;
     const match: RouteMatch = { route };

@@ -17,16 +17,23 @@ import type { OutputValue } from './check-output.ts';
  * operator can alert on, and the fix (the sculpt's output projection, or the
  * backend) is theirs to make.
  */
-export type EchoWatch = Map<string, string>;
+export type EchoWatch = ReadonlyMap<string, string>;
+
+/**
+ * An invocation's watch while its steps hold no secret: shared and never written, since
+ * watchSecrets gives an invocation a map of its own with its first secret. Most invocations call
+ * backends without credentials, and allocate no map.
+ */
+export const NO_SECRETS: EchoWatch = new Map();
 
 /** Values shorter than this are not searched for: too common to mean anything (as the log redactor). */
 const MIN_SECRET_LENGTH = 6;
 
 const ofBackend = new WeakMap<CompiledBackend, readonly string[]>();
 
-/** Adds a step's secrets to the invocation's watch list: the backend's own and those it sends. */
+/** Adds a step's secrets to the invocation's watch list (`holder.secrets`): the backend's own and those it sends. */
 export function watchSecrets(
-  watch: EchoWatch,
+  holder: { secrets: EchoWatch },
   backend: CompiledBackend,
   sent: ReadonlyArray<{ value: string }>,
 ): void {
@@ -35,11 +42,14 @@ export function watchSecrets(
     own = backendSecrets(backend);
     ofBackend.set(backend, own);
   }
+  if (own.length === 0 && sent.length === 0) return;
+  let watch = holder.secrets as Map<string, string>;
+  if (holder.secrets === NO_SECRETS) holder.secrets = watch = new Map();
   for (const value of own) addForms(watch, value, backend.name);
   for (const { value } of sent) addForms(watch, value, backend.name);
 }
 
-function addForms(watch: EchoWatch, value: string, backend: string): void {
+function addForms(watch: Map<string, string>, value: string, backend: string): void {
   if (value.length < MIN_SECRET_LENGTH || watch.has(value)) return;
   // The value itself, its token after a scheme ("Bearer xyz"), and each as it appears
   // inside the serialized output (JSON escapes) or URL-encoded in a link.

@@ -8,7 +8,7 @@ import type { CallBudget } from '../http/resilient-sender.ts';
 import { createTokenSource, type TokenSource } from '../oauth/token-source.ts';
 import { DEFAULT_CALLER, type InvocationCaller } from './attach-credentials.ts';
 import { checkOutput, type OutputValue } from './check-output.ts';
-import { refuseEchoedSecrets } from './echoed-secrets.ts';
+import { NO_SECRETS, refuseEchoedSecrets } from './echoed-secrets.ts';
 import {
   type BackendSender,
   runStep,
@@ -116,95 +116,58 @@ export function createEngine(options: EngineOptions): Engine {
     async invoke(tool, args, { signal, onReport, onProgress, caller = DEFAULT_CALLER } = {}) {
       const started = performance.now();
       const reports: StepReport[] = [];
-      const finish = (outcome: string, suspended?: Suspension) => {
-        if (!onReport) return;
-        const report: InvocationReport = {
-          tool: tool.signature.name,
-          version: tool.signature.version,
-          outcome,
-          durationMs: performance.now() - started,
-          steps: reports,
-        };
-        if (suspended) report.suspended = suspended;
-        onReport(report);
-      };
-      // One controller per invocation, aborted by the deadline (reason: a
-      // TimeoutError), by the caller going away, or by a failed step. Cheaper
-      // than AbortSignal.timeout + AbortSignal.any, whose bookkeeping the bench
-      // profile showed on every request.
-      const abort = new AbortController();
-      let deadlineHit = false;
-      let callerLeft = false;
+      const run = new InvocationRun(tool, signal, options.maxBackendCalls ?? MAX_BACKEND_CALLS);
       let timer: NodeJS.Timeout | undefined;
-      const callerGone = () => {
-        callerLeft = true;
-        abort.abort(signal?.reason);
-      };
-      // Whoever ended the invocation says why: the deadline, or the caller (a caller
-      // hanging up is not the backend's timeout), whose signal may carry its own error.
-      const stopped = (err: unknown): unknown =>
-        deadlineHit ? deadlineError(tool) : callerLeft ? cancelledError(signal?.reason) : err;
       try {
         suspensions.check(tool);
         const inputs = validateArguments(tool, typeof args === 'function' ? args() : args);
-        timer = setTimeout(() => {
-          deadlineHit = true;
-          abort.abort(new DOMException('The invocation deadline passed.', 'TimeoutError'));
-        }, tool.timeoutMs);
-        if (signal?.aborted) callerGone();
+        timer = setTimeout(deadlinePassed, tool.timeoutMs, run);
+        if (signal?.aborted) run.handleEvent();
         // A signal aborts once, and the finally below removes the listener: no `once` to parse.
-        else signal?.addEventListener('abort', callerGone);
+        else signal?.addEventListener('abort', run);
         // Whatever it ends, the invocation answers gateway.draining (the catch below).
-        if (drain?.aborted) abort.abort(drain.reason);
-        else if (drain) stopOnDrain.add(abort);
+        if (drain?.aborted) run.abort.abort(drain.reason);
+        else if (drain) stopOnDrain.add(run.abort);
         const ctx: StepContext = {
           inputs,
           caller,
           steps: {},
-          signal: abort.signal,
+          signal: run.abort.signal,
           deadlineAt: Date.now() + tool.timeoutMs,
           sender: options.sender,
-          calls: new Allowance(options.maxBackendCalls ?? MAX_BACKEND_CALLS),
+          calls: run,
           cache: options.cache,
           cacheSecret: options.cacheSecret,
           tokens,
           allowPrivate: options.allowPrivateEgress ?? false,
           debug: options.debug,
-          secrets: new Map(),
+          secrets: NO_SECRETS,
           tracer,
         };
-        // An in-process evaluation stopped at the deadline ends before the timer can fire.
-        const pastDeadline = () => (deadlineHit ||= Date.now() >= ctx.deadlineAt);
         let outputBindings: Record<string, unknown>;
         try {
           if (tool.workflow) {
-            const track: TrackStep = (id, step, label, run) => {
-              const report: StepReport = { id, ...label, outcome: 'not_run', cache: 'off', durationMs: 0 };
-              reports.push(report);
-              const body = () => inReport(report, () => run(report));
-              return step ? tracer.traceStep(describeStep(step), report, body) : body();
-            };
-            const outputs = await runToolWorkflow(tool, inputs, ctx, track, onProgress);
+            const outputs = await runWorkflowTool(tool, ctx, reports, onProgress);
             outputBindings = { inputs, steps: ctx.steps, outputs };
           } else {
-            await runChain(tool, ctx, reports, abort, onProgress);
+            await runChain(tool, ctx, reports, run.abort, onProgress);
             outputBindings = { inputs, steps: ctx.steps };
           }
         } catch (err) {
-          pastDeadline();
-          throw stopped(err);
+          run.pastDeadline(ctx.deadlineAt);
+          throw run.stopped(err);
         }
         let projected = tool.output.evaluateSync(inputs, outputBindings);
         try {
           if (projected === BAIL)
             projected = await tool.output.evaluate(inputs, outputBindings, {
-              signal: abort.signal,
+              signal: run.abort.signal,
               deadlineAt: ctx.deadlineAt,
             });
         } catch (err) {
           // A worker evaluation killed at the deadline (G6), or one whose jsonata timeout was cut
           // short to the deadline, is the deadline's doing, not the sculpt's.
-          if (pastDeadline() || callerLeft) throw stopped(err);
+          if (run.pastDeadline(ctx.deadlineAt) || run.callerLeft) throw run.stopped(err);
           const code = (err as { code?: string }).code ?? 'error';
           const limit = isLimitError(err) ? ` ${err.message}` : '';
           throw new SculptorError(
@@ -217,20 +180,20 @@ export function createEngine(options: EngineOptions): Engine {
         }
         const outputs = checkOutput(tool, projected);
         refuseEchoedSecrets(outputs, ctx.secrets);
-        const result = { outputs };
-        finish('ok');
-        return result;
+        if (onReport) onReport(invocationReport(tool, 'ok', started, reports));
+        return { outputs };
       } catch (err) {
         // Whatever ended an invocation once the drain came, its caller is told to retry elsewhere.
         const error = drain?.aborted
           ? new SculptorError('gateway.draining', 'The gateway is shutting down; retry.', { cause: err })
           : toSculptorError(err);
-        finish(error.code, suspensions.record(tool, error));
+        const suspended = suspensions.record(tool, error);
+        if (onReport) onReport(invocationReport(tool, error.code, started, reports, suspended));
         throw error;
       } finally {
         clearTimeout(timer);
-        signal?.removeEventListener('abort', callerGone);
-        stopOnDrain.delete(abort);
+        signal?.removeEventListener('abort', run);
+        stopOnDrain.delete(run.abort);
       }
     },
   };
@@ -339,15 +302,92 @@ function reportFailure(report: StepReport, err: unknown): unknown {
   return err;
 }
 
-/** An invocation's allowance of backend calls: one object, no closure. */
-class Allowance implements CallBudget {
-  #left: number;
-  constructor(max: number) {
-    this.#left = max;
+/**
+ * One invocation's state beside its context: the controller that stops it, why it stopped, and its
+ * allowance of backend calls. One object with methods rather than closures over the invocation's
+ * scope: a closure makes every invocation allocate that scope as a context object, and the
+ * object is also the caller's abort listener (an EventListener object) and the deadline timer's
+ * argument.
+ */
+class InvocationRun implements CallBudget {
+  /** Aborted by the deadline (reason: a TimeoutError), by the caller going away, or by a failed step. */
+  readonly abort = new AbortController();
+  deadlineHit = false;
+  callerLeft = false;
+  #callsLeft: number;
+  readonly #tool: CompiledTool;
+  readonly #signal: AbortSignal | undefined;
+
+  constructor(tool: CompiledTool, signal: AbortSignal | undefined, maxCalls: number) {
+    this.#tool = tool;
+    this.#signal = signal;
+    this.#callsLeft = maxCalls;
   }
+
   tryTake(): boolean {
-    return this.#left-- > 0;
+    return this.#callsLeft-- > 0;
   }
+
+  /** The caller went away: its signal aborted. */
+  handleEvent(): void {
+    this.callerLeft = true;
+    this.abort.abort(this.#signal?.reason);
+  }
+
+  /** Whether the deadline has passed; an in-process evaluation stopped at it ends before the timer can fire. */
+  pastDeadline(deadlineAt: number): boolean {
+    return (this.deadlineHit ||= Date.now() >= deadlineAt);
+  }
+
+  /**
+   * The error an invocation that ended with `err` answers: whoever ended it says why — the
+   * deadline, or the caller (a caller hanging up is not the backend's timeout), whose signal may
+   * carry its own error.
+   */
+  stopped(err: unknown): unknown {
+    if (this.deadlineHit) return deadlineError(this.#tool);
+    return this.callerLeft ? cancelledError(this.#signal?.reason) : err;
+  }
+}
+
+/** The deadline timer's callback: a function of the module, handed its invocation. */
+function deadlinePassed(run: InvocationRun): void {
+  run.deadlineHit = true;
+  run.abort.abort(new DOMException('The invocation deadline passed.', 'TimeoutError'));
+}
+
+function invocationReport(
+  tool: CompiledTool,
+  outcome: string,
+  started: number,
+  steps: StepReport[],
+  suspended?: Suspension,
+): InvocationReport {
+  const report: InvocationReport = {
+    tool: tool.signature.name,
+    version: tool.signature.version,
+    outcome,
+    durationMs: performance.now() - started,
+    steps,
+  };
+  if (suspended) report.suspended = suspended;
+  return report;
+}
+
+/** An Arazzo workflow tool's run, each step tracked in its own report. */
+function runWorkflowTool(
+  tool: CompiledTool,
+  ctx: StepContext,
+  reports: StepReport[],
+  onProgress: InvokeOptions['onProgress'],
+): Promise<Record<string, unknown>> {
+  const track: TrackStep = (id, step, label, run) => {
+    const report: StepReport = { id, ...label, outcome: 'not_run', cache: 'off', durationMs: 0 };
+    reports.push(report);
+    const body = () => inReport(report, () => run(report));
+    return step ? ctx.tracer.traceStep(describeStep(step), report, body) : body();
+  };
+  return runToolWorkflow(tool, ctx.inputs, ctx, track, onProgress);
 }
 
 function cancelledError(reason: unknown): SculptorError {

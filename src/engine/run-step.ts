@@ -21,7 +21,7 @@ import {
   type StepCredentials,
   withCredentials,
 } from './attach-credentials.ts';
-import { type EchoWatch, watchSecrets } from './echoed-secrets.ts';
+import { type EchoWatch, NO_SECRETS, watchSecrets } from './echoed-secrets.ts';
 import type { StepTracer } from './step-tracer.ts';
 import type { ToolInputs } from './validate-arguments.ts';
 
@@ -135,7 +135,7 @@ export async function runStep(step: CompiledStep, ctx: StepContext, report: Step
     report,
     params as Record<string, unknown> | undefined,
     body,
-    (value) => projectsEmpty(step, value, bindings, ctx),
+    bindings,
   );
 
   const failure = outcomeError(step, answer, ctx.inputs, ctx.secrets);
@@ -159,7 +159,10 @@ export async function runStep(step: CompiledStep, ctx: StepContext, report: Step
  * One backend exchange of a step: the request built from its parameter values and body, the
  * credentials attached, the cache consulted (only definitive, successful answers kept), the
  * call budget charged. A chain step and an Arazzo workflow step both call a backend through here.
- * `isNegative`: whether a cacheable answer is one the step calls empty (kept briefly).
+ * `bindings`, a chain step's: a cacheable answer its result projects empty is kept briefly.
+ *
+ * The uncached exchange creates no closure: each would make every call allocate this function's
+ * scope as a context object.
  */
 export async function callBackend(
   step: CompiledStep,
@@ -167,95 +170,131 @@ export async function callBackend(
   report: StepReport,
   params: Record<string, unknown> | undefined,
   body: unknown,
-  isNegative: (body: unknown) => Promise<boolean> | boolean = () => false,
+  bindings?: Record<string, unknown>,
 ): Promise<{ request: BackendRequest; answer: StoredAnswer }> {
   const request = buildBackendRequest(step, params ?? {}, body, ctx.inputs);
   ctx.debug?.request?.(step.id, request);
   // Before the cache: a caller without the credentials gets no cached answer either.
   const credentials = credentialsFor(step.backend, ctx.caller);
-  watchSecrets(ctx.secrets, step.backend, credentials.auth);
-
-  // Not async: its one await would be the sender's own promise, wrapped once more.
-  const sendOnce = (auth: StepCredentials['auth']): Promise<BackendResponse> => {
-    if (ctx.calls && !ctx.calls.tryTake()) {
-      throw new SculptorError(
-        'upstream.call_budget',
-        `The tool needed more backend calls than the gateway allows per invocation (step '${step.id}').`,
-      );
-    }
-    const sent = withCredentials(request, auth);
-    const headers = ctx.tracer.withTraceContext(sent.headers);
-    return ctx.sender.send(headers === sent.headers ? sent : { ...sent, headers }, {
-      signal: ctx.signal,
-      deadlineAt: ctx.deadlineAt,
-      idempotent: step.idempotent,
-      // Its own circuit breaker: another operation of the same backend failing does not pause it.
-      operation: breakerName(step.operation),
-      allowPrivate: ctx.allowPrivate || step.backend.allowPrivate,
-      calls: ctx.calls,
-    });
-  };
-
-  // With an OAuth token: fetched first, and once more when the backend refuses it.
-  const sendWithToken = async (): Promise<BackendResponse> => {
-    const tokenRequest = await credentials.token!();
-    const bearer = async () => {
-      const token = await ctx.tokens.token(tokenRequest, ctx.signal);
-      watchSecrets(ctx.secrets, step.backend, [{ value: token }]);
-      return {
-        token,
-        auth: [
-          ...credentials.auth,
-          { in: 'header' as const, name: 'authorization', value: `Bearer ${token}` },
-        ],
-      };
-    };
-    const first = await bearer();
-    const response = await sendOnce(first.auth);
-    if (response.status !== 401) return response;
-    // A refused token (revoked, rotated keys, clock skew): drop it, fetch a new one, try once more.
-    ctx.tokens.invalidate(tokenRequest, first.token);
-    return sendOnce((await bearer()).auth);
-  };
-  // Without one, the sender's own promise: no async layer around it.
-  const send = (): Promise<BackendResponse> =>
-    credentials.token ? sendWithToken() : sendOnce(credentials.auth);
-
-  let answer: StoredAnswer;
+  watchSecrets(ctx, step.backend, credentials.auth);
   const stepCache = step.cache;
   if (stepCache && ctx.cache) {
-    const key = cacheKey(
-      {
-        method: request.method,
-        url: request.url,
-        ...(request.body !== undefined ? { body: request.body } : {}),
-        varyHeaders: request.headers,
-        scope: stepCache.scope,
-        credentialId: credentials.credentialId,
-      },
-      ctx.cacheSecret,
+    const answer = await cachedAnswer(
+      step,
+      ctx,
+      report,
+      request,
+      credentials,
+      stepCache,
+      ctx.cache,
+      bindings,
     );
-    const cached = await ctx.cache.getOrLoad(key, stepCache.ttlMs, async () => {
-      const value = answerOf(step, ctx, report, await send());
-      // Only definitive, successful answers are kept (RELIABILITY E3) — a SOAP fault is not one;
-      // never one that echoed a credential this invocation holds or sent, even one its projection
-      // drops: the store outlives the call and is read by whoever reaches Redis.
-      const cacheable = value.status >= 200 && value.status < 300 && value.body !== undefined && !value.fault;
-      const secrets = ctx.secrets.keys();
-      if (cacheable && (await isNegative(value.body))) {
-        return { value, cacheable, secrets, ttlMs: Math.min(NEGATIVE_TTL_MS, stepCache.ttlMs) };
-      }
-      return { value, cacheable, secrets };
-    });
-    answer = cached.value;
-    report.cache = cached.outcome;
-    report.status = answer.status;
-  } else {
-    report.cache = step.cache ? 'bypass' : 'off';
-    answer = answerOf(step, ctx, report, await send());
+    return { request, answer };
   }
-
+  report.cache = stepCache ? 'bypass' : 'off';
+  const answer = answerOf(step, ctx, report, await sendStep(step, ctx, request, credentials));
   return { request, answer };
+}
+
+/** The step's answer from the cache, or from the backend and kept when it is definitive. */
+async function cachedAnswer(
+  step: CompiledStep,
+  ctx: StepContext,
+  report: StepReport,
+  request: BackendRequest,
+  credentials: StepCredentials,
+  stepCache: NonNullable<CompiledStep['cache']>,
+  cache: StepCache,
+  bindings: Record<string, unknown> | undefined,
+): Promise<StoredAnswer> {
+  const key = cacheKey(
+    {
+      method: request.method,
+      url: request.url,
+      ...(request.body !== undefined ? { body: request.body } : {}),
+      varyHeaders: request.headers,
+      scope: stepCache.scope,
+      credentialId: credentials.credentialId,
+    },
+    ctx.cacheSecret,
+  );
+  const cached = await cache.getOrLoad(key, stepCache.ttlMs, async () => {
+    const value = answerOf(step, ctx, report, await sendStep(step, ctx, request, credentials));
+    // Only definitive, successful answers are kept (RELIABILITY E3) — a SOAP fault is not one;
+    // never one that echoed a credential this invocation holds or sent, even one its projection
+    // drops: the store outlives the call and is read by whoever reaches Redis.
+    const cacheable = value.status >= 200 && value.status < 300 && value.body !== undefined && !value.fault;
+    const secrets = ctx.secrets.keys();
+    if (cacheable && bindings && (await projectsEmpty(step, value.body, bindings, ctx))) {
+      return { value, cacheable, secrets, ttlMs: Math.min(NEGATIVE_TTL_MS, stepCache.ttlMs) };
+    }
+    return { value, cacheable, secrets };
+  });
+  report.cache = cached.outcome;
+  report.status = cached.value.status;
+  return cached.value;
+}
+
+/** The step's request sent with its credentials: with an OAuth token, fetched first. Not async: no layer around the sender's promise. */
+function sendStep(
+  step: CompiledStep,
+  ctx: StepContext,
+  request: BackendRequest,
+  credentials: StepCredentials,
+): Promise<BackendResponse> {
+  return credentials.token
+    ? sendWithToken(step, ctx, request, credentials)
+    : sendOnce(step, ctx, request, credentials.auth);
+}
+
+/** One send of the request with these credentials, charged to the invocation's budget. */
+function sendOnce(
+  step: CompiledStep,
+  ctx: StepContext,
+  request: BackendRequest,
+  auth: StepCredentials['auth'],
+): Promise<BackendResponse> {
+  if (ctx.calls && !ctx.calls.tryTake()) {
+    throw new SculptorError(
+      'upstream.call_budget',
+      `The tool needed more backend calls than the gateway allows per invocation (step '${step.id}').`,
+    );
+  }
+  const sent = withCredentials(request, auth);
+  const headers = ctx.tracer.withTraceContext(sent.headers);
+  return ctx.sender.send(headers === sent.headers ? sent : { ...sent, headers }, {
+    signal: ctx.signal,
+    deadlineAt: ctx.deadlineAt,
+    idempotent: step.idempotent,
+    // Its own circuit breaker: another operation of the same backend failing does not pause it.
+    operation: breakerName(step.operation),
+    allowPrivate: ctx.allowPrivate || step.backend.allowPrivate,
+    calls: ctx.calls,
+  });
+}
+
+/** With an OAuth token: fetched first, and once more when the backend refuses it. */
+async function sendWithToken(
+  step: CompiledStep,
+  ctx: StepContext,
+  request: BackendRequest,
+  credentials: StepCredentials,
+): Promise<BackendResponse> {
+  const tokenRequest = await credentials.token!();
+  const bearer = async () => {
+    const token = await ctx.tokens.token(tokenRequest, ctx.signal);
+    watchSecrets(ctx, step.backend, [{ value: token }]);
+    return {
+      token,
+      auth: [...credentials.auth, { in: 'header' as const, name: 'authorization', value: `Bearer ${token}` }],
+    };
+  };
+  const first = await bearer();
+  const response = await sendOnce(step, ctx, request, first.auth);
+  if (response.status !== 401) return response;
+  // A refused token (revoked, rotated keys, clock skew): drop it, fetch a new one, try once more.
+  ctx.tokens.invalidate(tokenRequest, first.token);
+  return sendOnce(step, ctx, request, (await bearer()).auth);
 }
 
 const breakerNames = new WeakMap<Operation, string>();
@@ -421,7 +460,7 @@ export function outcomeError(
   step: CompiledStep,
   answer: StoredAnswer,
   inputs: ToolInputs,
-  secrets: EchoWatch = new Map(),
+  secrets: EchoWatch = NO_SECRETS,
 ): SculptorError | undefined {
   const { status, fault } = answer;
   if (fault) {

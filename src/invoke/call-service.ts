@@ -11,7 +11,8 @@ import { audienceOf } from './tool-audience.ts';
 /**
  * Who makes a call, as the face established it: the authenticated caller, and what admission
  * keys it by (its `Authorization` value with a callers file, else its address), and the
- * per-user credentials a pass-through may read.
+ * per-user credentials a pass-through may read. `address` and `presented` are called as the
+ * party's methods (`party.address?.()`): a face may implement them on a class.
  */
 export interface CallParty {
   caller: Caller;
@@ -113,7 +114,7 @@ export function createCallService(options: CallServiceOptions): CallService {
         // One object literal of one shape, absent options undefined: no spread per call.
         const { outputs } = await engine.invoke(tool, args, {
           face: call.face,
-          caller: engineCaller(call.party.caller, call.party.presented),
+          caller: engineCaller(call.party),
           signal: call.signal,
           onProgress: call.onProgress,
           onReport,

@@ -21,12 +21,28 @@ export function requestCaller(c: Context, callers: CallerDirectory | undefined):
  * pass-through may read.
  */
 export function requestParty(c: Context, caller: Caller): CallParty {
-  return {
-    caller,
-    authorization: c.req.header('authorization'),
-    address: () => remoteAddress(c),
-    presented: (header) => c.req.header(header),
-  };
+  return new RequestParty(c, caller);
+}
+
+/** One object per request, its reads methods rather than closures over the request's context. */
+class RequestParty implements CallParty {
+  readonly caller: Caller;
+  readonly authorization: string | undefined;
+  readonly #c: Context;
+
+  constructor(c: Context, caller: Caller) {
+    this.caller = caller;
+    this.authorization = c.req.header('authorization');
+    this.#c = c;
+  }
+
+  address(): string | undefined {
+    return remoteAddress(this.#c);
+  }
+
+  presented(header: string): string | undefined {
+    return this.#c.req.header(header);
+  }
 }
 
 /** The peer's address as the socket knows it; none for a request not served by @hono/node-server (in-process). */

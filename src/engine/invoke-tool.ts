@@ -211,31 +211,58 @@ function runChain(
   onProgress: InvokeOptions['onProgress'],
 ): Promise<void> {
   const total = tool.steps.length;
-  let done = 0;
   onProgress?.(0, total);
-  const stepDone = onProgress && (() => onProgress(++done, total));
-  const starter = (step: CompiledStep) => {
-    const report: StepReport = {
-      id: step.id,
-      backend: step.backend.name,
-      operation: step.operationRef,
-      outcome: 'not_run',
-      cache: 'off',
-      durationMs: 0,
-    };
-    reports.push(report);
-    return () =>
-      // A tool of one step: its step is folded into the execute_tool span.
-      ctx.tracer.traceStep(
-        describeStep(step),
-        report,
-        () => runReported(step, ctx, report, stepDone),
-        total === 1,
-      );
+  const stepDone = onProgress && progressCounter(onProgress, total);
+  // One step: nothing to schedule, no other step to stop when it fails, no promise around its own,
+  // and no closure to start it.
+  if (total === 1) {
+    const step = tool.steps[0]!;
+    // A tool of one step: its step is folded into the execute_tool span.
+    return tracedStep(step, ctx, pushReport(reports, step), stepDone, true);
+  }
+  return runConcurrently(
+    tool,
+    (step) => {
+      const report = pushReport(reports, step);
+      return () => tracedStep(step, ctx, report, stepDone, false);
+    },
+    abort,
+  );
+}
+
+/** A step's report, listed in the invocation's in the order the steps are declared. */
+function pushReport(reports: StepReport[], step: CompiledStep): StepReport {
+  const report: StepReport = {
+    id: step.id,
+    backend: step.backend.name,
+    operation: step.operationRef,
+    outcome: 'not_run',
+    cache: 'off',
+    durationMs: 0,
   };
-  // One step: nothing to schedule, no other step to stop when it fails, and no promise around its own.
-  if (total === 1) return starter(tool.steps[0]!)();
-  return runConcurrently(tool, starter, abort);
+  reports.push(report);
+  return report;
+}
+
+function tracedStep(
+  step: CompiledStep,
+  ctx: StepContext,
+  report: StepReport,
+  stepDone: (() => void) | undefined,
+  fold: boolean,
+): Promise<void> {
+  return ctx.tracer.traceStep(
+    describeStep(step),
+    report,
+    () => runReported(step, ctx, report, stepDone),
+    fold,
+  );
+}
+
+/** Tells `onProgress` of each step done, of `total`. */
+function progressCounter(onProgress: (done: number, total: number) => void, total: number): () => void {
+  let done = 0;
+  return () => onProgress(++done, total);
 }
 
 async function runConcurrently(

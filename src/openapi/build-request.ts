@@ -57,8 +57,14 @@ export function buildRequest(
   const base = parseBase(baseUrl);
   const { route, byKey, required, template, accept } = prepared(op);
 
-  // Mistakes in the sculpt (compile.*) are reported before problems with values (input.invalid).
-  const supplied: [string, OperationParameter, unknown][] = [];
+  // Mistakes in the sculpt (compile.*) are reported before problems with values (input.invalid):
+  // a value's problem is only collected here, and thrown once every mistake has been looked for.
+  const problems: InputProblem[] = [];
+  const pathValues = new Map<string, string>();
+  const query: string[] = [];
+  const headers: Record<string, string> = {};
+  // Cookie parameters are rare: their list is made for a request that has one.
+  let cookies: string[] | undefined;
   // for…in, not Object.entries: no pair array per parameter (params is a plain object, its own keys).
   for (const key in params) {
     if (!Object.hasOwn(params, key)) continue;
@@ -83,7 +89,16 @@ export function buildRequest(
         `${route}: '${param.name}' is not a valid ${param.in} name.`,
       );
     }
-    if (value !== undefined && value !== null) supplied.push([key, param, value]);
+    if (value === undefined || value === null) continue;
+    try {
+      if (param.in === 'path') pathValues.set(param.name, serializePathValue(param, value));
+      else if (param.in === 'query') query.push(...serializeQueryValue(param, value));
+      else if (param.in === 'header') addHeader(headers, param.name, serializeHeaderValue(param, value));
+      else (cookies ??= []).push(...serializeCookieValue(param, value));
+    } catch (error) {
+      if (!(error instanceof InvalidValue)) throw error;
+      problems.push({ parameter: key, reason: `${param.in} parameter ${error.message}` });
+    }
   }
   for (const key of required) {
     if (Object.hasOwn(params, key) && params[key] != null) continue;
@@ -95,24 +110,6 @@ export function buildRequest(
     throw new SculptorError('compile.unknown_param', `${route} takes no request body.`);
   if (!hasBody && op.requestBody?.required) {
     throw new SculptorError('compile.missing_param', `${route} requires a request body.`);
-  }
-
-  const problems: InputProblem[] = [];
-  const pathValues = new Map<string, string>();
-  const query: string[] = [];
-  const headers: Record<string, string> = {};
-  // Cookie parameters are rare: their list is made for a request that has one.
-  let cookies: string[] | undefined;
-  for (const [key, param, value] of supplied) {
-    try {
-      if (param.in === 'path') pathValues.set(param.name, serializePathValue(param, value));
-      else if (param.in === 'query') query.push(...serializeQueryValue(param, value));
-      else if (param.in === 'header') addHeader(headers, param.name, serializeHeaderValue(param, value));
-      else (cookies ??= []).push(...serializeCookieValue(param, value));
-    } catch (error) {
-      if (!(error instanceof InvalidValue)) throw error;
-      problems.push({ parameter: key, reason: `${param.in} parameter ${error.message}` });
-    }
   }
   if (cookies) addHeader(headers, 'cookie', cookies.join('; '));
 

@@ -48,24 +48,19 @@ export function encodePathLiteral(literal: string): string {
 /** Serializes one path parameter's value by its style; the result is ready to place in the path. */
 export function serializePathValue(param: OperationParameter, value: unknown): string {
   if (param.mediaType !== undefined) return encodeURIComponent(checked(jsonText(value)));
-  const shaped = shapeValue(value);
-  const texts =
-    shaped.kind === 'primitive'
-      ? [shaped.text]
-      : shaped.kind === 'array'
-        ? shaped.items
-        : shaped.entries.flat();
-  if (shaped.kind !== 'primitive' && texts.length === 0) throw new InvalidValue('is empty');
-  for (const text of texts) checked(text);
-
   const { style, explode, name } = param;
   // Each piece of the value is encoded on its own; the style's delimiters stay literal.
   const enc = encodeURIComponent;
+  const shaped = shapeValue(value);
   if (shaped.kind === 'primitive') {
-    if (style === 'label') return `.${enc(shaped.text)}`;
-    if (style === 'matrix') return `;${enc(name)}=${enc(shaped.text)}`;
-    return enc(shaped.text);
+    const text = checked(shaped.text);
+    if (style === 'label') return `.${enc(text)}`;
+    if (style === 'matrix') return `;${enc(name)}=${enc(text)}`;
+    return enc(text);
   }
+  const texts = shaped.kind === 'array' ? shaped.items : shaped.entries.flat();
+  if (texts.length === 0) throw new InvalidValue('is empty');
+  for (const text of texts) checked(text);
   if (shaped.kind === 'array') {
     const items = shaped.items.map(enc);
     if (style === 'label') return `.${items.join(explode ? '.' : ',')}`;

@@ -37,7 +37,11 @@ export function checkArguments(
     if (Object.hasOwn(args, name) && !declared.has(name)) problems.push(unknownInput(tool, name));
   }
   const inputs: ToolInputs = {};
-  for (const [name, param] of declared) {
+  // Indexed over the signature's list (the map's order): no iterator nor entry pair per input.
+  const params = tool.signature.input_parameters;
+  for (let i = 0; i < params.length; i++) {
+    const param = params[i]!;
+    const name = param.name;
     const value = Object.hasOwn(args, name) ? args[name] : undefined;
     if (value === undefined || value === null) {
       // Absent and null both mean "not given": provider formats such as

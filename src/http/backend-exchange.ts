@@ -48,6 +48,10 @@ function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
+/** No chunk read yet, or none kept any more: shared, never written (a settled exchange reads nothing). */
+const NO_CHUNKS: Buffer[] = [];
+const NO_HEADERS: Record<string, string | string[] | undefined> = {};
+
 class Exchange implements Dispatcher.DispatchHandler {
   #resolve: (answer: BackendResponse) => void;
   #reject: (error: SculptorError) => void;
@@ -59,9 +63,10 @@ class Exchange implements Dispatcher.DispatchHandler {
   #failure: unknown;
   #settled = false;
   #status = 0;
-  #headers: Record<string, string | string[] | undefined> = {};
+  #headers: Record<string, string | string[] | undefined> = NO_HEADERS;
   #keep = false;
-  #chunks: Buffer[] = [];
+  /** The answer's chunks, a list made with the first (an answer usually comes in one). */
+  #chunks: Buffer[] = NO_CHUNKS;
   #bytes = 0;
   /** Set for an answer with a Content-Encoding: its bytes go through readBody's decoders. */
   #encoded: Readable | undefined;
@@ -128,7 +133,10 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.#bytes += chunk.length;
     if (this.#bytes > this.#limits.body.maxResponseBytes) {
       this.#fail(answerTooLarge());
-    } else if (this.#keep) this.#chunks.push(chunk);
+    } else if (this.#keep) {
+      if (this.#chunks === NO_CHUNKS) this.#chunks = [chunk];
+      else this.#chunks.push(chunk);
+    }
   }
 
   onResponseEnd(): void {
@@ -185,8 +193,8 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.#settled = true;
     this.#signal.removeEventListener('abort', this);
     this.#resolve = this.#reject = settled;
-    this.#chunks = [];
-    this.#headers = {};
+    this.#chunks = NO_CHUNKS;
+    this.#headers = NO_HEADERS;
     this.#encoded = undefined;
   }
 }

@@ -135,8 +135,10 @@ export function buildRequest(
   for (const part of template) {
     path += 'literal' in part ? part.literal : pathValues.get(part.placeholder);
   }
+  // The URL parser keeps this path exactly as built (RELIABILITY B2): every value is encoded as
+  // one segment, `.` and `..` refused (serialize-path.ts), and the template's own text was checked
+  // once (checkedTemplate). The origin is the configured one: the path starts with '/'.
   request.url = `${base.origin}${base.path}${path}${query.length > 0 ? `?${query.join('&')}` : ''}`;
-  confine(request.url, base, `${base.path}${path}`);
   return request;
 }
 
@@ -227,7 +229,20 @@ function checkedTemplate(op: Operation, route: string) {
       );
     }
   }
-  return template.map((part) => ('literal' in part ? { literal: encodePathLiteral(part.literal) } : part));
+  const encoded = template.map((part) =>
+    'literal' in part ? { literal: encodePathLiteral(part.literal) } : part,
+  );
+  // With each value a plain letter, whatever the URL parser would change is the template's own
+  // (a '.' or '..' segment, in any encoding): refused here, once, so that no built URL needs
+  // parsing again to be sure of its path.
+  const probe = encoded.map((part) => ('literal' in part ? part.literal : 'x')).join('');
+  if (new URL(`http://h${probe}`).pathname !== probe) {
+    throw new SculptorError(
+      'compile.unsupported_operation',
+      `${route}: the path template has a '.' or '..' segment, which URL parsing would remove; fix the operation's path in the OpenAPI document.`,
+    );
+  }
+  return encoded;
 }
 
 /** Repeated header parameters combine as HTTP combines repeated fields. */
@@ -247,24 +262,6 @@ function acceptHeader(op: Operation): string | undefined {
   const json = ordered.filter(isJsonMediaType);
   const chosen = json.length > 0 ? json : ordered;
   return chosen.length > 0 ? chosen.join(', ') : undefined;
-}
-
-/**
- * Defence in depth (RELIABILITY B2): whatever the values were, the URL must
- * keep the configured origin, and its path must be exactly the one built —
- * under the base path, with nothing normalized away (`..`, `\`).
- */
-function confine(url: string, base: Base, expectedPath: string): void {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw invalid([{ parameter: 'path', reason: 'the built URL is not valid' }]);
-  }
-  const underBase = parsed.pathname === base.path || parsed.pathname.startsWith(`${base.path}/`);
-  if (parsed.origin !== base.origin || !underBase || parsed.pathname !== expectedPath) {
-    throw invalid([{ parameter: 'path', reason: 'the built URL leaves the backend base path' }]);
-  }
 }
 
 function invalid(problems: InputProblem[]): SculptorError {

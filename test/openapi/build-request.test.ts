@@ -123,9 +123,19 @@ describe('path parameters', () => {
     expect(buildRequest(op, BASE, { id: 1 }).url).toBe(`${BASE}/a%20b/1/%C3%BC`);
   });
 
-  it('refuses a URL whose path the URL parser would rewrite (defence in depth)', () => {
-    const op = operation('/v1/../admin/{id}', [param('id', 'path')]);
-    expectCode('input.invalid', () => buildRequest(op, `${BASE}/v1`, { id: 1 }));
+  it.each(['/v1/../admin/{id}', '/v1/%2e%2E/admin/{id}', '/v1/./{id}', '/v1/{id}/.', '/v1/.%2e'])(
+    'refuses a template the URL parser would rewrite, whatever the value (%s)',
+    (path) => {
+      const op = operation(path, [param('id', 'path')]);
+      expectCode('compile.unsupported_operation', () => buildRequest(op, `${BASE}/v1`, { id: 1 }));
+    },
+  );
+
+  it('keeps a template whose dots are not whole segments, and one that starts with //', () => {
+    const dots = operation('/v1/.well-known/{id}.json/..x', [param('id', 'path')]);
+    expect(buildRequest(dots, BASE, { id: 'a' }).url).toBe(`${BASE}/v1/.well-known/a.json/..x`);
+    const slashes = operation('//v1/{id}', [param('id', 'path')]);
+    expect(new URL(buildRequest(slashes, BASE, { id: 'a' }).url).pathname).toBe('//v1/a');
   });
 
   it('refuses templates with a query part or a placeholder without parameter', () => {

@@ -65,6 +65,8 @@ class Exchange implements Dispatcher.DispatchHandler {
   #status = 0;
   #headers: Record<string, string | string[] | undefined> = NO_HEADERS;
   #keep = false;
+  /** The answer's media type without parameters, read once from its headers. */
+  #mediaType = '';
   /** The answer's chunks, a list made with the first (an answer usually comes in one). */
   #chunks: Buffer[] = NO_CHUNKS;
   #bytes = 0;
@@ -111,8 +113,8 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.#headers = headers;
     // Framing comes from the raw headers: a backend naming Content-Type in `Connection` hides it
     // from the caller, not from the decoder.
-    const contentType = mediaType(single(headers['content-type']));
-    this.#keep = bodyKind(contentType) !== 'none' && status !== 204 && !this.#head;
+    this.#mediaType = mediaType(single(headers['content-type']));
+    this.#keep = bodyKind(this.#mediaType) !== 'none' && status !== 204 && !this.#head;
     const encoding = single(headers['content-encoding']);
     if (encoding === undefined) return;
     // Backpressure as a stream asks for it: undici pauses the socket while the decoders catch up.
@@ -163,7 +165,7 @@ class Exchange implements Dispatcher.DispatchHandler {
     const answer: BackendResponse = {
       status: this.#status,
       headers: filterResponseHeaders(this.#headers),
-      contentType: mediaType(rawContentType),
+      contentType: this.#mediaType,
       body,
       bytes,
     };

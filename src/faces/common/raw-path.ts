@@ -16,11 +16,16 @@ export function rawPath(c: Context): string {
 export function rawRequestPath(env: { incoming?: { url?: string } } | undefined, url: string): string {
   const target = env?.incoming?.url;
   if (target === undefined) return new URL(url).pathname;
-  // Absolute form (`GET http://host/path`): drop the scheme and authority.
-  const path = target.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '');
-  const end = path.search(/[?#]/);
+  // Absolute form (`GET http://host/path`): drop the scheme and authority. The usual origin form
+  // starts with '/' and is read with no regular expression.
+  const path = target.startsWith('/') ? target : target.replace(ABSOLUTE_FORM_PREFIX, '');
+  const query = path.indexOf('?');
+  const fragment = path.indexOf('#');
+  const end = query === -1 ? fragment : fragment === -1 ? query : Math.min(query, fragment);
   return end === -1 ? path : path.slice(0, end);
 }
+
+const ABSOLUTE_FORM_PREFIX = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
 
 /** Whether a raw path has a `.` or `..` segment, percent-encoded or not, between `/` or `\`. */
 export function hasDotSegment(path: string): boolean {

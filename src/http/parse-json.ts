@@ -1,10 +1,10 @@
 /**
  * JSON parsing for backend answers (RELIABILITY B6, B7, B8).
  *
- * Parsed natively, then checked by an iterative walk (checkLimits) before
- * anything else sees the value: V8's JSON.parse is iterative, so a 200 000-deep
- * document costs a loop, not a stack overflow, and the walk refuses it before
- * JSON.stringify or JSONata could recurse into it. Integers beyond 2^53 are
+ * Parsed natively, then checked by a walk (checkLimits) before anything else
+ * sees the value: V8's JSON.parse is iterative, so a 200 000-deep document costs
+ * a loop, not a stack overflow, and the walk, which goes no deeper than the
+ * limit, refuses it before JSON.stringify or JSONata could recurse into it. Integers beyond 2^53 are
  * found by the same walk, and only then is the text parsed again with a reviver.
  *
  * There is no scan before the parse: a character loop over the text cost 1.3× the
@@ -63,67 +63,45 @@ function keepBigIntegers(_key: string, value: unknown, context?: { source?: stri
 }
 
 /**
- * Walks a parsed value with an explicit stack (no recursion) enforcing depth
- * and array length; returns whether it holds an integer a double cannot keep.
+ * Walks a parsed value enforcing depth and array length; returns whether it holds an integer a
+ * double cannot keep. It recurses, but never deeper than `maxDepth` levels: a container past the
+ * limit is refused before the walk goes into it, so the stack it uses is bounded by the limit,
+ * not by the answer (a 200 000-deep answer is refused at its 65th level by default).
  *
- * Two parallel stacks of values and depths (no [value, depth] pair allocated
- * per node) and `for…in` over objects (no Object.values array per object):
- * 13 KB of forecast costs ≈ 1.5 µs instead of ≈ 8.5 µs. JSON.parse builds
- * plain objects whose keys are all own and enumerable, so `for…in` visits
- * exactly what Object.values would (an enumerable property added to
- * Object.prototype would also be visited: only a stricter check).
- *
- * The stacks are kept from one walk to the next (a walk is synchronous, so one runs at a
- * time): growing two arrays for every answer allocated ≈ 1 KiB per 13 KB forecast. Each walk
- * empties the slots it used, so no answer outlives its call; a stack grown past
- * KEPT_STACK_SLOTS by a large answer is let go.
+ * `for…in` over objects (no Object.values array per object): JSON.parse builds plain objects
+ * whose keys are all own and enumerable, so `for…in` visits exactly what Object.values would (an
+ * enumerable property added to Object.prototype would also be visited: only a stricter check).
+ * Nothing is allocated: an explicit stack of values and depths, kept between walks, cost ≈ 1.3×
+ * this recursion on a 13 KB forecast.
  */
-const values: Array<object | undefined> = [];
-const depths: number[] = [];
-const KEPT_STACK_SLOTS = 4096;
-/** The current walk's state beside its stacks: the slots it used, and whether it met an unsafe integer. */
-const walk = { used: 0, unsafeInteger: false };
-
 function checkLimits(root: unknown, limits: JsonLimits): boolean {
-  if (typeof root !== 'object' || root === null) return isUnsafeInteger(root);
-  walk.used = 0;
-  walk.unsafeInteger = false;
-  let top = place(root, 1, 0);
-  try {
-    while (top > 0) {
-      top--;
-      const value = values[top]!;
-      const depth = depths[top]!;
-      if (depth > limits.maxDepth) {
-        throw invalid(`The backend answer nests deeper than ${limits.maxDepth} levels.`);
-      }
-      if (Array.isArray(value)) {
-        if (value.length > limits.maxArrayLength) {
-          throw invalid(`The backend answer has an array longer than ${limits.maxArrayLength} elements.`);
-        }
-        for (let i = 0; i < value.length; i++) top = place(value[i], depth + 1, top);
-      } else {
-        for (const key in value) top = place((value as Record<string, unknown>)[key], depth + 1, top);
-      }
-    }
-  } finally {
-    if (walk.used > KEPT_STACK_SLOTS) values.length = depths.length = 0;
-    else values.fill(undefined, 0, walk.used);
-  }
-  return walk.unsafeInteger;
+  return typeof root === 'object' && root !== null ? walk(root, 1, limits) : isUnsafeInteger(root);
 }
 
-/** A child met by the walk: an object goes on the stacks (the new top is returned), a number is checked. */
-function place(child: unknown, depth: number, top: number): number {
-  if (typeof child === 'object') {
-    if (child === null) return top;
-    values[top] = child;
-    depths[top] = depth;
-    if (top + 1 > walk.used) walk.used = top + 1;
-    return top + 1;
+function walk(container: object, depth: number, limits: JsonLimits): boolean {
+  if (depth > limits.maxDepth) {
+    throw invalid(`The backend answer nests deeper than ${limits.maxDepth} levels.`);
   }
-  if (!walk.unsafeInteger && isUnsafeInteger(child)) walk.unsafeInteger = true;
-  return top;
+  let unsafeInteger = false;
+  if (Array.isArray(container)) {
+    if (container.length > limits.maxArrayLength) {
+      throw invalid(`The backend answer has an array longer than ${limits.maxArrayLength} elements.`);
+    }
+    for (let i = 0; i < container.length; i++) {
+      if (walkChild(container[i], depth, limits)) unsafeInteger = true;
+    }
+  } else {
+    for (const key in container) {
+      if (walkChild((container as Record<string, unknown>)[key], depth, limits)) unsafeInteger = true;
+    }
+  }
+  return unsafeInteger;
+}
+
+/** A child met by the walk: an object or array is walked one level down, a number checked. */
+function walkChild(child: unknown, depth: number, limits: JsonLimits): boolean {
+  if (typeof child === 'object') return child !== null && walk(child, depth + 1, limits);
+  return isUnsafeInteger(child);
 }
 
 function isUnsafeInteger(value: unknown): boolean {

@@ -117,14 +117,10 @@ export function createEngine(options: EngineOptions): Engine {
       const started = performance.now();
       const reports: StepReport[] = [];
       const run = new InvocationRun(tool, signal, options.maxBackendCalls ?? MAX_BACKEND_CALLS);
-      let timer: NodeJS.Timeout | undefined;
       try {
         suspensions.check(tool);
         const inputs = validateArguments(tool, typeof args === 'function' ? args() : args);
-        timer = setTimeout(deadlinePassed, tool.timeoutMs, run);
-        if (signal?.aborted) run.handleEvent();
-        // A signal aborts once, and the finally below removes the listener: no `once` to parse.
-        else signal?.addEventListener('abort', run);
+        run.start();
         // Whatever it ends, the invocation answers gateway.draining (the catch below).
         if (drain?.aborted) run.abort.abort(drain.reason);
         else if (drain) stopOnDrain.add(run.abort);
@@ -133,7 +129,7 @@ export function createEngine(options: EngineOptions): Engine {
           caller,
           steps: {},
           signal: run.abort.signal,
-          deadlineAt: Date.now() + tool.timeoutMs,
+          deadlineAt: run.deadlineAt,
           sender: options.sender,
           calls: run,
           cache: options.cache,
@@ -154,7 +150,7 @@ export function createEngine(options: EngineOptions): Engine {
             outputBindings = { inputs, steps: ctx.steps };
           }
         } catch (err) {
-          run.pastDeadline(ctx.deadlineAt);
+          run.pastDeadline();
           throw run.stopped(err);
         }
         let projected = tool.output.evaluateSync(inputs, outputBindings);
@@ -167,7 +163,7 @@ export function createEngine(options: EngineOptions): Engine {
         } catch (err) {
           // A worker evaluation killed at the deadline (G6), or one whose jsonata timeout was cut
           // short to the deadline, is the deadline's doing, not the sculpt's.
-          if (run.pastDeadline(ctx.deadlineAt) || run.callerLeft) throw run.stopped(err);
+          if (run.pastDeadline() || run.callerLeft) throw run.stopped(err);
           const code = (err as { code?: string }).code ?? 'error';
           const limit = isLimitError(err) ? ` ${err.message}` : '';
           throw new SculptorError(
@@ -191,8 +187,7 @@ export function createEngine(options: EngineOptions): Engine {
         if (onReport) onReport(invocationReport(tool, error.code, started, reports, suspended));
         throw error;
       } finally {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', run);
+        run.end();
         stopOnDrain.delete(run.abort);
       }
     },
@@ -330,17 +325,20 @@ function reportFailure(report: StepReport, err: unknown): unknown {
 }
 
 /**
- * One invocation's state beside its context: the controller that stops it, why it stopped, and its
- * allowance of backend calls. One object with methods rather than closures over the invocation's
- * scope: a closure makes every invocation allocate that scope as a context object, and the
- * object is also the caller's abort listener (an EventListener object) and the deadline timer's
- * argument.
+ * One invocation's state beside its context: the controller that stops it, its deadline and
+ * timer, why it stopped, and its allowance of backend calls. One object with methods rather than
+ * closures over the invocation's scope: a closure makes every invocation allocate that scope as a
+ * context object, and the object is also the caller's abort listener (an EventListener object)
+ * and the deadline timer's argument.
  */
 class InvocationRun implements CallBudget {
   /** Aborted by the deadline (reason: a TimeoutError), by the caller going away, or by a failed step. */
   readonly abort = new AbortController();
+  /** When the invocation must have ended (epoch ms), set by start. */
+  deadlineAt = 0;
   deadlineHit = false;
   callerLeft = false;
+  #timer: NodeJS.Timeout | undefined;
   #callsLeft: number;
   readonly #tool: CompiledTool;
   readonly #signal: AbortSignal | undefined;
@@ -349,6 +347,21 @@ class InvocationRun implements CallBudget {
     this.#tool = tool;
     this.#signal = signal;
     this.#callsLeft = maxCalls;
+  }
+
+  /** Starts the deadline and listens for the caller going away. */
+  start(): void {
+    this.deadlineAt = Date.now() + this.#tool.timeoutMs;
+    this.#timer = setTimeout(deadlinePassed, this.#tool.timeoutMs, this);
+    if (this.#signal?.aborted) this.handleEvent();
+    // A signal aborts once, and end() removes the listener: no `once` to parse.
+    else this.#signal?.addEventListener('abort', this);
+  }
+
+  /** Lets go of the timer and of the caller's signal, however the invocation ended. */
+  end(): void {
+    clearTimeout(this.#timer);
+    this.#signal?.removeEventListener('abort', this);
   }
 
   tryTake(): boolean {
@@ -362,8 +375,8 @@ class InvocationRun implements CallBudget {
   }
 
   /** Whether the deadline has passed; an in-process evaluation stopped at it ends before the timer can fire. */
-  pastDeadline(deadlineAt: number): boolean {
-    return (this.deadlineHit ||= Date.now() >= deadlineAt);
+  pastDeadline(): boolean {
+    return (this.deadlineHit ||= Date.now() >= this.deadlineAt);
   }
 
   /**

@@ -102,7 +102,8 @@ export function createOpenApiFace(options: OpenApiFaceOptions): Face {
         });
       }
       case 'call': {
-        const caller = await requestCaller(c, options.callers?.());
+        const found = requestCaller(c, options.callers?.());
+        const caller = found instanceof Promise ? await found : found;
         const { outputs } = await options.calls.call({
           face: 'openapi',
           tool: { name: match.segment! },
